@@ -1,0 +1,1 @@
+"""prweekly: a weekly report of a GitHub repository's merged pull requests."""

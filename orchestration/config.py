@@ -1,0 +1,71 @@
+"""Settings read from the environment, so tests and deployments only change variables."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+PROJECT_DIR = Path(__file__).resolve().parent.parent
+SQL_DIR = PROJECT_DIR / "sql"
+TEMPLATES_DIR = PROJECT_DIR / "reports" / "templates"
+DEFAULT_GRAPHQL_URL = "https://api.github.com/graphql"
+
+_REPO_PART = r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,98}[A-Za-z0-9_])?|[A-Za-z0-9]"
+_REPO_RE = re.compile(rf"^({_REPO_PART})/({_REPO_PART})$")
+
+
+class UsageError(ValueError):
+    """Bad input from the user: printed as one line, never as a traceback."""
+
+
+def validate_repo(repo: str) -> str:
+    """Return `repo` if it is a safe `owner/name`; reject anything that could escape a path."""
+    match = _REPO_RE.match(repo or "")
+    if not match or ".." in repo:
+        raise UsageError(
+            f"repository {repo!r} is not in owner/name form "
+            "(letters, digits, '.', '-' and '_' only), e.g. verl-project/verl"
+        )
+    return repo
+
+
+def repo_slug(repo: str) -> str:
+    """`owner/name` as one path segment: `owner__name`."""
+    return validate_repo(repo).replace("/", "__")
+
+
+@dataclass(frozen=True)
+class Settings:
+    home: Path
+    source: str
+    github_token: str | None
+    graphql_url: str
+
+    @property
+    def warehouse_path(self) -> Path:
+        return self.home / "warehouse.duckdb"
+
+    @property
+    def lake_dir(self) -> Path:
+        return self.home / "lake"
+
+    @property
+    def reports_dir(self) -> Path:
+        return self.home / "reports"
+
+    @property
+    def dagster_home(self) -> Path:
+        return self.home / "dagster"
+
+
+def load_settings() -> Settings:
+    """Read the contract's environment variables, with their documented defaults."""
+    home = Path(os.environ.get("PRWEEKLY_HOME") or "data").resolve()
+    return Settings(
+        home=home,
+        source=os.environ.get("PRWEEKLY_SOURCE") or "github",
+        github_token=os.environ.get("GITHUB_TOKEN") or None,
+        graphql_url=os.environ.get("GITHUB_GRAPHQL_URL") or DEFAULT_GRAPHQL_URL,
+    )

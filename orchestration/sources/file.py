@@ -1,0 +1,72 @@
+"""The `file:PATH` source: JSON lines of `PullRequest` nodes, plain or gzip-compressed."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import zlib
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+
+from orchestration.config import UsageError
+from orchestration.lake import SourceDataError, parse_timestamp
+
+_PR_URL = re.compile(r"/([^/]+/[^/]+)/pull/\d+/?$")
+
+
+class FileSource:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.description = f"file:{path}"
+        self._lines_read = 0
+
+    def _open(self):
+        with open(self.path, "rb") as probe:
+            gzipped = probe.read(2) == b"\x1f\x8b"
+        if gzipped:
+            return gzip.open(self.path, "rt", encoding="utf-8")
+        return open(self.path, encoding="utf-8")
+
+    def fetch(self, repo: str, start: datetime, end: datetime) -> Iterator[dict]:
+        if not self.path.is_file():
+            raise UsageError(f"dataset file {self.path} does not exist")
+        try:
+            with self._open() as lines:
+                for line_no, line in enumerate(lines, start=1):
+                    self._lines_read = line_no
+                    if not line.strip():
+                        continue
+                    node = self._parse(line, line_no)
+                    merged_at = parse_timestamp(node.get("mergedAt"), "mergedAt", node.get("number"))
+                    if merged_at is None:
+                        raise SourceDataError(
+                            f"{self.path}:{line_no}: PR #{node.get('number')} has no mergedAt"
+                        )
+                    if start <= merged_at < end:
+                        self._check_repo(node, repo, line_no)
+                        yield node
+        except (OSError, EOFError, zlib.error, UnicodeDecodeError) as exc:
+            raise SourceDataError(f"cannot read dataset file {self.path}: {exc}") from None
+
+    def _parse(self, line: str, line_no: int) -> dict:
+        try:
+            node = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise SourceDataError(f"{self.path}:{line_no}: malformed JSON ({exc.msg})") from None
+        if not isinstance(node, dict):
+            raise SourceDataError(f"{self.path}:{line_no}: expected a JSON object per line")
+        return node
+
+    def _check_repo(self, node: dict, repo: str, line_no: int) -> None:
+        """A file of another repository's PRs is a mistake worth stopping for."""
+        match = _PR_URL.search(node.get("url") or "")
+        if match and match.group(1).lower() != repo.lower():
+            raise SourceDataError(
+                f"{self.path}:{line_no}: PR #{node.get('number')} belongs to {match.group(1)}, "
+                f"not {repo}; pass the --repo the file was made for"
+            )
+
+    def stats(self) -> dict[str, float | int | str]:
+        return {"source": self.description, "lines_read": self._lines_read}
