@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Iterable
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from orchestration.config import repo_slug
+from orchestration.weeks import monday_of
 
 FILE_CHANGE = pa.struct(
     [
@@ -75,9 +76,12 @@ def parse_timestamp(value: Any, field: str, number: Any = None) -> datetime | No
     if value is None:
         return None
     try:
-        return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+        parsed = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
     except ValueError:
         raise SourceDataError(f"PR #{number}: {field} {value!r} is not an ISO timestamp") from None
+    if parsed.tzinfo is None:
+        raise SourceDataError(f"PR #{number}: {field} {value!r} has no time zone")
+    return parsed.astimezone(UTC)
 
 
 def _login(actor: Any) -> str | None:
@@ -101,8 +105,8 @@ def _count(value: Any, field: str, number: Any) -> int | None:
     return value
 
 
-def to_row(node: dict, repo: str, week_start: date) -> dict:
-    """Flatten one `PullRequest` node into a lake row."""
+def to_row(node: dict, repo: str) -> dict:
+    """Flatten one `PullRequest` node into a lake row, in the week of its `mergedAt` (UTC)."""
     number = node.get("number")
     if isinstance(number, bool) or not isinstance(number, int):
         raise SourceDataError(f"a pull request has no valid number: {number!r}")
@@ -116,7 +120,7 @@ def to_row(node: dict, repo: str, week_start: date) -> dict:
     comments = node.get("comments")
     return {
         "repo": repo,
-        "week_start": week_start,
+        "week_start": monday_of(merged_at.date()),
         "number": number,
         "title": node.get("title"),
         "body": node.get("body"),

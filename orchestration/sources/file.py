@@ -39,7 +39,9 @@ class FileSource:
                     if not line.strip():
                         continue
                     node = self._parse(line, line_no)
-                    merged_at = parse_timestamp(node.get("mergedAt"), "mergedAt", node.get("number"))
+                    merged_at = parse_timestamp(
+                        node.get("mergedAt"), "mergedAt", node.get("number")
+                    )
                     if merged_at is None:
                         raise SourceDataError(
                             f"{self.path}:{line_no}: PR #{node.get('number')} has no mergedAt"

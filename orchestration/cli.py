@@ -1,0 +1,206 @@
+"""`prweekly`: build weekly reports, query the warehouse, run the GitHub emulator or the UI."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import sys
+from datetime import date
+from pathlib import Path
+
+from orchestration.config import PROJECT_DIR, UsageError, load_settings, repo_slug, validate_repo
+from orchestration.weeks import check_week_ended, iso_label, parse_week, weeks_between
+
+SAMPLE_DATASET = PROJECT_DIR / "orchestration" / "sample" / "acme__rocket.jsonl"
+SAMPLE_REPO = "acme/rocket"
+
+EPILOG = """\
+environment:
+  PRWEEKLY_HOME       where the lake, warehouse, reports and run history live (default ./data)
+  PRWEEKLY_SOURCE     default source: github or file:PATH (default github)
+  GITHUB_TOKEN        token for the github source (read-only access to the repository)
+  GITHUB_GRAPHQL_URL  GraphQL endpoint, for GitHub Enterprise (default api.github.com)
+
+examples:
+  prweekly build --repo verl-project/verl --week 2026-W30
+  prweekly build --repo verl-project/verl --week 2026-01-05 --to 2026-07-20
+  prweekly build --repo acme/rocket --week 2026-W30 --source file:prs.jsonl.gz
+  prweekly sql "select week_start, merged_prs, theme from marts.fct_weekly_summary"
+  prweekly demo
+"""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="prweekly",
+        description="Weekly reports of a GitHub repository's merged pull requests, "
+        "with every fact kept in a DuckDB warehouse.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    build = commands.add_parser(
+        "build",
+        help="extract, model and report one or more weeks of a repository",
+        description="Materialise every asset of the repository's weeks through Dagster "
+        "(extract, SQL models, report) and print the report paths. Rerunning a week "
+        "replaces it.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    build.add_argument("--repo", required=True, help="repository as OWNER/NAME")
+    build.add_argument(
+        "--week",
+        required=True,
+        help="a date inside the week (2026-07-22) or an ISO week (2026-W30)",
+    )
+    build.add_argument("--to", help="last week of a range, same forms as --week (inclusive)")
+    build.add_argument(
+        "--source",
+        help="github, or file:PATH for JSON lines of PullRequest nodes "
+        "(default: $PRWEEKLY_SOURCE or github)",
+    )
+
+    sql = commands.add_parser(
+        "sql",
+        help="run read-only SQL over the warehouse",
+        description="Run a read-only query over $PRWEEKLY_HOME/warehouse.duckdb. Tables live in "
+        "the schemas marts, intermediate, staging and seeds. Waits if a build is writing.",
+    )
+    sql.add_argument("query", nargs="?", help="the SQL to run (or use --file)")
+    sql.add_argument("--file", type=Path, help="read the SQL from this file")
+    sql.add_argument("--format", choices=("table", "csv", "json"), default="table")
+
+    emulator = commands.add_parser(
+        "emulator",
+        help="serve GitHub's GraphQL API on loopback from a dataset of PRs",
+        add_help=False,
+    )
+    emulator.add_argument("args", nargs=argparse.REMAINDER)
+
+    commands.add_parser(
+        "demo",
+        help="build the bundled sample repository offline and print its report paths",
+    )
+    commands.add_parser("ui", help="start the Dagster UI (dagster dev) on this project")
+    return parser
+
+
+def _report_paths(repo: str, weeks: list[date]) -> list[Path]:
+    reports = load_settings().reports_dir / repo_slug(repo)
+    return [reports / f"{week}.{lang}.md" for week in weeks for lang in ("zh", "en")]
+
+
+def build(repo: str, first: date, last: date, source: str | None) -> list[Path]:
+    """Materialise the weekly job for `repo` and weeks `first..last` in one Dagster run."""
+    from orchestration import dagster_run
+
+    validate_repo(repo)
+    weeks = weeks_between(first, last)
+    for week in (first, last):
+        check_week_ended(week)
+    settings = load_settings()
+    source = source or settings.source
+    label = iso_label(first) if first == last else f"{iso_label(first)}..{iso_label(last)}"
+    print(f"prweekly: building {repo} {label} ({len(weeks)} week(s)) from {source}", flush=True)
+    print(f"  home: {settings.home}", flush=True)
+    dagster_run.run_weekly_job(settings, repo, first, last, source)
+    return _report_paths(repo, weeks)
+
+
+def run_sql(query: str, output_format: str) -> None:
+    from orchestration.warehouse import connect
+
+    settings = load_settings()
+    with connect(settings.warehouse_path, read_only=True) as conn:
+        cursor = conn.execute(query)
+        if cursor.description is None:
+            return
+        names = [d[0] for d in cursor.description]
+        rows = cursor.fetchall()
+    if output_format == "csv":
+        writer = csv.writer(sys.stdout)
+        writer.writerow(names)
+        writer.writerows(rows)
+    elif output_format == "json":
+        print(json.dumps([dict(zip(names, r, strict=True)) for r in rows], default=str))
+    else:
+        _print_table(names, rows)
+
+
+def _print_table(names: list[str], rows: list[tuple]) -> None:
+    if len(names) == 1 and len(rows) == 1:
+        print(rows[0][0])
+        return
+    cells = [[("NULL" if v is None else str(v)) for v in row] for row in rows]
+    widths = [min(60, max([len(n)] + [len(r[i]) for r in cells])) for i, n in enumerate(names)]
+    print("  ".join(n.ljust(w) for n, w in zip(names, widths, strict=True)).rstrip())
+    print("  ".join("-" * w for w in widths))
+    for row in cells:
+        print("  ".join(v[:w].ljust(w) for v, w in zip(row, widths, strict=True)).rstrip())
+    print(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
+
+
+def demo() -> list[Path]:
+    """Build every week of the bundled sample repository offline."""
+    first, last = date(2026, 6, 29), date(2026, 7, 20)
+    return build(SAMPLE_REPO, first, last, f"file:{SAMPLE_DATASET}")
+
+
+def ui() -> int:
+    from orchestration.instance import prepare_dagster_home
+
+    home = prepare_dagster_home(load_settings())
+    print(f"prweekly: Dagster UI with run history in {home}", flush=True)
+    dagster = Path(sys.executable).with_name("dagster")
+    os.chdir(PROJECT_DIR)
+    os.execv(str(dagster), [str(dagster), "dev", "-w", str(PROJECT_DIR / "workspace.yaml")])
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["emulator"]:
+        from orchestration.emulator.server import main as emulator_main
+
+        return emulator_main(argv[1:])
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "build":
+            first = parse_week(args.week)
+            last = parse_week(args.to) if args.to else first
+            paths = build(args.repo, first, last, args.source)
+            _print_reports(paths)
+        elif args.command == "sql":
+            if bool(args.query) == bool(args.file):
+                raise UsageError("give the SQL as an argument or with --file, not both")
+            query = args.file.read_text(encoding="utf-8") if args.file else args.query
+            run_sql(query, args.format)
+        elif args.command == "demo":
+            _print_reports(demo())
+        elif args.command == "ui":
+            return ui()
+    except KeyboardInterrupt:
+        print("prweekly: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # one clear line for the user; details stay in Dagster's run log
+        print(f"prweekly: error: {_one_line(exc)}", file=sys.stderr)
+        return 2 if isinstance(exc, UsageError) else 1
+    return 0
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+def _print_reports(paths: list[Path]) -> None:
+    print("reports:")
+    for path in paths:
+        print(f"  {path}")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,63 @@
+"""Launch the weekly job for a repository and week range as one in-process Dagster run."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import dagster as dg
+
+from orchestration.config import Settings
+from orchestration.instance import get_instance
+from orchestration.partitions import partition_key, repo_partitions
+
+
+class BuildFailed(RuntimeError):
+    """The run failed; the message is the first failing step's own error."""
+
+
+def run_weekly_job(
+    settings: Settings, repo: str, first: date, last: date, source: str
+) -> dg.ExecuteInProcessResult:
+    instance = get_instance(settings)
+    if not instance.has_dynamic_partition(repo_partitions.name, repo):
+        instance.add_dynamic_partitions(repo_partitions.name, [repo])
+
+    from orchestration.definitions import defs
+    from orchestration.progress import progress_logger
+
+    job = defs.resolve_job_def("weekly_report_job").with_logger_defs({"progress": progress_logger})
+    tags = {
+        "dagster/asset_partition_range_start": str(partition_key(repo, first)),
+        "dagster/asset_partition_range_end": str(partition_key(repo, last)),
+        "prweekly/source": source.split(":", 1)[0],
+    }
+    result = job.execute_in_process(
+        instance=instance,
+        tags=tags,
+        run_config={
+            "loggers": {"progress": {}},
+            "resources": {"prweekly": {"config": {"home": str(settings.home), "source": source}}},
+        },
+        raise_on_error=False,
+    )
+    if not result.success:
+        raise BuildFailed(_first_failure(result) + f" (run {result.run_id} in the Dagster UI)")
+    return result
+
+
+def _first_failure(result: dg.ExecuteInProcessResult) -> str:
+    for event in result.all_events:
+        if event.event_type_value == "STEP_FAILURE":
+            error = event.step_failure_data.error
+            while error.cause is not None and error.cls_name in {
+                "DagsterExecutionStepExecutionError",
+                "DagsterUserCodeExecutionError",
+            }:
+                error = error.cause
+            return f"{event.step_key}: {error.message.strip()}"
+        if event.event_type_value == "ASSET_CHECK_EVALUATION":
+            data = event.event_specific_data.asset_check_evaluation
+            if not data.passed:
+                key = data.asset_key.to_user_string()
+                return f"data test {data.check_name} failed on {key}"
+    return "the run failed"

@@ -1,0 +1,32 @@
+"""Wires prweekly's assets, checks, job and schedule into one Dagster code location."""
+
+from __future__ import annotations
+
+import dagster as dg
+
+from orchestration.config import SQL_DIR
+from orchestration.extract import raw_pull_requests
+from orchestration.models.assets import build_model_assets, seed_specs
+from orchestration.models.project import load_project
+from orchestration.partitions import weekly_partitions
+from orchestration.report.asset import weekly_report
+from orchestration.resources import PrweeklyResource
+from orchestration.schedules import weekly_schedule
+
+project = load_project(SQL_DIR)
+model_assets = build_model_assets(project)
+
+weekly_job = dg.define_asset_job(
+    "weekly_report_job",
+    selection=dg.AssetSelection.assets(raw_pull_requests, *model_assets, weekly_report),
+    partitions_def=weekly_partitions,
+    description="Extract, model and report the selected repositories and weeks.",
+)
+
+defs = dg.Definitions(
+    assets=[raw_pull_requests, *model_assets, weekly_report, *seed_specs(project)],
+    jobs=[weekly_job],
+    schedules=[weekly_schedule(weekly_job.name)],
+    resources={"prweekly": PrweeklyResource()},
+    executor=dg.in_process_executor,
+)

@@ -1,0 +1,34 @@
+"""A persistent Dagster instance under `$PRWEEKLY_HOME/dagster`, so run history survives."""
+
+from __future__ import annotations
+
+import os
+
+import dagster as dg
+
+from orchestration.config import Settings
+
+INSTANCE_YAML = """\
+# Written by prweekly. Run history, event logs and schedules live beside this file.
+telemetry:
+  enabled: false
+concurrency:
+  pools:
+    default_limit: 1
+"""
+
+
+def prepare_dagster_home(settings: Settings) -> str:
+    """Create the instance folder (once) and point `DAGSTER_HOME` at it."""
+    home = settings.dagster_home
+    home.mkdir(parents=True, exist_ok=True)
+    config = home / "dagster.yaml"
+    if not config.exists():
+        config.write_text(INSTANCE_YAML, encoding="utf-8")
+    os.environ["DAGSTER_HOME"] = str(home)
+    return str(home)
+
+
+def get_instance(settings: Settings) -> dg.DagsterInstance:
+    prepare_dagster_home(settings)
+    return dg.DagsterInstance.get()

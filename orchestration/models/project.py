@@ -1,0 +1,211 @@
+"""Discover the SQL project: models, their configuration, dependencies, docs, tests and seeds.
+
+A model is `sql/<layer>/<name>.sql`; it lands in the DuckDB schema named after its layer folder.
+Dependencies come from rendering the template once with recording stand-ins for `ref`, `source`
+and `config`, the way dbt parses a project.
+"""
+
+from __future__ import annotations
+
+import graphlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import yaml
+
+MATERIALIZATIONS = ("view", "table", "incremental")
+
+
+class ProjectError(ValueError):
+    """A mistake in the SQL project; the message names the file and the model."""
+
+
+@dataclass
+class DataTest:
+    """One YAML data test: `not_null`, `unique`, `accepted_values` or `relationships`."""
+
+    kind: str
+    columns: tuple[str, ...]
+    args: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return f"{self.kind}_{'_'.join(self.columns)}"
+
+
+@dataclass
+class Model:
+    name: str
+    layer: str
+    path: Path
+    template: str
+    materialized: str = "view"
+    refs: tuple[str, ...] = ()
+    sources: tuple[tuple[str, str], ...] = ()
+    description: str = ""
+    columns: dict[str, str] = field(default_factory=dict)
+    tests: list[DataTest] = field(default_factory=list)
+
+    @property
+    def relation(self) -> str:
+        return f"{self.layer}.{self.name}"
+
+
+@dataclass
+class Seed:
+    name: str
+    path: Path
+
+    @property
+    def relation(self) -> str:
+        return f"seeds.{self.name}"
+
+
+@dataclass
+class Project:
+    root: Path
+    models: dict[str, Model]
+    seeds: dict[str, Seed]
+    sources: dict[tuple[str, str], dict[str, Any]]
+    order: list[str]
+
+    def relation_of(self, name: str) -> str:
+        if name in self.models:
+            return self.models[name].relation
+        return self.seeds[name].relation
+
+
+class _Recorder:
+    """Stand-ins used while parsing: they remember what a model asks for."""
+
+    def __init__(self) -> None:
+        self.refs: list[str] = []
+        self.sources: list[tuple[str, str]] = []
+        self.config: dict[str, Any] = {}
+
+    def ref(self, name: str) -> str:
+        self.refs.append(name)
+        return name
+
+    def source(self, source_name: str, table: str) -> str:
+        self.sources.append((source_name, table))
+        return f"{source_name}.{table}"
+
+    def set_config(self, **kwargs: Any) -> str:
+        self.config.update(kwargs)
+        return ""
+
+
+def jinja_env() -> jinja2.Environment:
+    return jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+
+
+def _parse_model(path: Path, root: Path) -> Model:
+    layer = path.parent.relative_to(root).parts[0] if path.parent != root else "main"
+    template = path.read_text(encoding="utf-8")
+    recorder = _Recorder()
+    try:
+        jinja_env().from_string(template).render(
+            ref=recorder.ref,
+            source=recorder.source,
+            config=recorder.set_config,
+            var=lambda name, default=None: f"${name}",
+            is_incremental=lambda: False,
+        )
+    except jinja2.TemplateError as exc:
+        raise ProjectError(f"{path}: model {path.stem}: {exc}") from None
+    materialized = recorder.config.get("materialized", "view")
+    if materialized not in MATERIALIZATIONS:
+        raise ProjectError(
+            f"{path}: model {path.stem}: materialized={materialized!r}, "
+            f"expected one of {', '.join(MATERIALIZATIONS)}"
+        )
+    return Model(
+        name=path.stem,
+        layer=layer,
+        path=path,
+        template=template,
+        materialized=materialized,
+        refs=tuple(dict.fromkeys(recorder.refs)),
+        sources=tuple(dict.fromkeys(recorder.sources)),
+    )
+
+
+def _parse_tests(spec: dict, column: str | None, where: str) -> list[DataTest]:
+    tests = []
+    for entry in spec.get("data_tests", spec.get("tests", [])) or []:
+        kind, args = (entry, {}) if isinstance(entry, str) else next(iter(entry.items()))
+        args = dict(args or {})
+        if kind not in ("not_null", "unique", "accepted_values", "relationships"):
+            raise ProjectError(f"{where}: unknown data test {kind!r}")
+        columns = tuple(args.pop("columns", None) or ([column] if column else []))
+        if not columns:
+            raise ProjectError(f"{where}: test {kind!r} needs a column or `columns:`")
+        if kind == "accepted_values" and "values" not in args:
+            raise ProjectError(f"{where}: accepted_values needs `values:`")
+        if kind == "relationships" and not {"to", "field"} <= args.keys():
+            raise ProjectError(f"{where}: relationships needs `to:` and `field:`")
+        tests.append(DataTest(kind, columns, args))
+    return tests
+
+
+def _apply_yaml(path: Path, models: dict[str, Model], sources: dict) -> None:
+    doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    for spec in doc.get("models", []) or []:
+        name = spec.get("name")
+        if name not in models:
+            raise ProjectError(f"{path}: describes model {name!r}, but there is no {name}.sql")
+        model = models[name]
+        where = f"{path}: model {name}"
+        model.description = (spec.get("description") or "").strip()
+        model.tests.extend(_parse_tests(spec, None, where))
+        for column in spec.get("columns", []) or []:
+            model.columns[column["name"]] = (column.get("description") or "").strip()
+            model.tests.extend(_parse_tests(column, column["name"], where))
+    for source in doc.get("sources", []) or []:
+        for table in source.get("tables", []) or []:
+            sources[(source["name"], table["name"])] = table
+
+
+def load_project(root: Path) -> Project:
+    """Read every model, YAML file and seed under `root`, and order the models."""
+    models: dict[str, Model] = {}
+    for path in sorted(root.rglob("*.sql")):
+        if "seeds" in path.relative_to(root).parts:
+            continue
+        model = _parse_model(path, root)
+        if model.name in models:
+            raise ProjectError(
+                f"{path}: model {model.name} is also defined in {models[model.name].path}"
+            )
+        models[model.name] = model
+    seeds = {p.stem: Seed(p.stem, p) for p in sorted((root / "seeds").glob("*.csv"))}
+    sources: dict[tuple[str, str], dict] = {}
+    for path in sorted([*root.rglob("*.yml"), *root.rglob("*.yaml")]):
+        _apply_yaml(path, models, sources)
+    for model in models.values():
+        for ref in model.refs:
+            if ref not in models and ref not in seeds:
+                raise ProjectError(
+                    f"{model.path}: model {model.name} refers to unknown model or seed {ref!r}"
+                )
+        for src in model.sources:
+            if src not in sources:
+                raise ProjectError(
+                    f"{model.path}: model {model.name} reads undeclared source {src[0]}.{src[1]}"
+                )
+    return Project(root, models, seeds, sources, _order(models))
+
+
+def _order(models: dict[str, Model]) -> list[str]:
+    graph = {name: [r for r in m.refs if r in models] for name, m in models.items()}
+    try:
+        return list(graphlib.TopologicalSorter(graph).static_order())
+    except graphlib.CycleError as exc:
+        cycle = exc.args[1]
+        first = models[cycle[0]]
+        raise ProjectError(
+            f"{first.path}: model {first.name} is part of a dependency cycle: " + " -> ".join(cycle)
+        ) from None

@@ -1,0 +1,174 @@
+"""Render a model for one run and materialise it as a view, a table or an incremental table.
+
+Values that vary per run (`var('repo')`, `var('start_week')`, ...) reach DuckDB as bound
+parameters, never spliced into the SQL text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from orchestration.models.project import Model, Project, ProjectError, jinja_env
+
+_MISSING = object()
+
+
+@dataclass(frozen=True)
+class RunScope:
+    """The partitions a run covers for one repository: `[start_week, end_week]`, both Mondays."""
+
+    repo: str
+    start_week: date
+    end_week: date
+
+    def params(self) -> dict[str, Any]:
+        return {"repo": self.repo, "start_week": self.start_week, "end_week": self.end_week}
+
+
+def sql_string(text: str) -> str:
+    """A SQL string literal, for the few places DuckDB accepts no parameter (file paths)."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def render(
+    project: Project,
+    model: Model,
+    *,
+    lake_dir: Path,
+    incremental: bool,
+    variables: dict[str, Any],
+) -> tuple[str, dict[str, Any]]:
+    """Return the model's SQL and the parameters it uses."""
+    used: dict[str, Any] = {}
+
+    def var(name: str, default: Any = _MISSING) -> str:
+        if name in variables:
+            used[name] = variables[name]
+        elif default is not _MISSING:
+            used[name] = default
+        else:
+            raise ProjectError(f"{model.path}: model {model.name} needs var {name!r}, not set")
+        return f"${name}"
+
+    def source(source_name: str, table: str) -> str:
+        spec = project.sources[(source_name, table)]
+        path = sql_string(str(lake_dir / spec["path"]))
+        if spec.get("format") == "file_list":
+            return f"glob({path})"
+        return f"read_parquet({path}, hive_partitioning = false)"
+
+    sql = (
+        jinja_env()
+        .from_string(model.template)
+        .render(
+            ref=project.relation_of,
+            source=source,
+            config=lambda **_: "",
+            var=var,
+            is_incremental=lambda: incremental,
+        )
+    )
+    if used and model.materialized == "view":
+        raise ProjectError(
+            f"{model.path}: model {model.name} is a view and cannot use var(): "
+            "make it a table or incremental"
+        )
+    return sql, used
+
+
+def _exists(conn: duckdb.DuckDBPyConnection, relation: str) -> bool:
+    schema, name = relation.split(".")
+    row = conn.execute(
+        "select count(*) from information_schema.tables where table_schema = ? and table_name = ?",
+        [schema, name],
+    ).fetchone()
+    return bool(row and row[0])
+
+
+def _columns(conn: duckdb.DuckDBPyConnection, relation: str) -> list[tuple[str, str]]:
+    return [(r[0], r[1]) for r in conn.execute(f"describe {relation}").fetchall()]
+
+
+def materialize(
+    conn: duckdb.DuckDBPyConnection,
+    project: Project,
+    model: Model,
+    *,
+    lake_dir: Path,
+    scope: RunScope | None,
+    variables: dict[str, Any] | None = None,
+) -> str:
+    """Build `model`; for an incremental model, replace only the scope's weeks.
+
+    Returns how it was built: `view`, `table`, `full` (first or schema-changed incremental build)
+    or `incremental`.
+    """
+    variables = {**(variables or {}), **(scope.params() if scope else {})}
+    relation = model.relation
+    conn.execute(f"create schema if not exists {model.layer}")
+
+    def sql_for(incremental: bool) -> tuple[str, dict]:
+        return render(
+            project, model, lake_dir=lake_dir, incremental=incremental, variables=variables
+        )
+
+    if model.materialized == "view":
+        sql, _ = sql_for(False)
+        conn.execute(f"create or replace view {relation} as\n{sql}")
+        return "view"
+    if model.materialized == "table" or scope is None or not _exists(conn, relation):
+        sql, params = sql_for(False)
+        conn.execute(f"create or replace table {relation} as\n{sql}", params)
+        return "table" if model.materialized == "table" else "full"
+
+    sql, params = sql_for(True)
+    conn.execute("begin transaction")
+    try:
+        conn.execute(f"create or replace temp table _incoming as\n{sql}", params)
+        schema_changed = _columns(conn, "temp._incoming") != _columns(conn, relation)
+        if not schema_changed:
+            conn.execute(
+                f"delete from {relation} where repo = $repo "
+                "and week_start between $start_week and $end_week",
+                scope.params(),
+            )
+            conn.execute(f"insert into {relation} by name select * from temp._incoming")
+        conn.execute("drop table temp._incoming")
+        conn.execute("commit")
+    except BaseException:
+        conn.execute("rollback")
+        raise
+    if schema_changed:  # the model's columns changed since the table was built: rebuild it all
+        sql, params = sql_for(False)
+        conn.execute(f"create or replace table {relation} as\n{sql}", params)
+        return "full"
+    return "incremental"
+
+
+def load_seeds(conn: duckdb.DuckDBPyConnection, project: Project) -> list[str]:
+    """(Re)load every CSV seed whose content changed since it was last loaded."""
+    conn.execute("create schema if not exists seeds")
+    conn.execute(
+        "create table if not exists seeds._checksums (name varchar primary key, sha256 varchar)"
+    )
+    known = dict(conn.execute("select name, sha256 from seeds._checksums").fetchall())
+    loaded = []
+    for seed in project.seeds.values():
+        digest = hashlib.sha256(seed.path.read_bytes()).hexdigest()
+        if known.get(seed.name) == digest and _exists(conn, seed.relation):
+            continue
+        conn.execute("begin transaction")
+        conn.execute(
+            f"create or replace table {seed.relation} as select * from "
+            f"read_csv({sql_string(str(seed.path))}, header = true)"
+        )
+        conn.execute("insert or replace into seeds._checksums values (?, ?)", [seed.name, digest])
+        conn.execute("commit")
+        loaded.append(seed.name)
+    return loaded

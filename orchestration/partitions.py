@@ -1,0 +1,39 @@
+"""Partitions: repository × ISO week (Monday start, UTC).
+
+Repositories are dynamic partitions, so adding one needs no code change; weeks are Dagster's
+weekly partitions keyed by the Monday's date, offered only once a week has ended.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import date
+
+import dagster as dg
+
+from orchestration.models.run import RunScope
+from orchestration.weeks import FIRST_WEEK
+
+REPO_DIMENSION = "repo"
+WEEK_DIMENSION = "week"
+
+repo_partitions = dg.DynamicPartitionsDefinition(name="repo")
+week_partitions = dg.WeeklyPartitionsDefinition(
+    start_date=FIRST_WEEK.isoformat(), day_offset=1, timezone="UTC"
+)
+weekly_partitions = dg.MultiPartitionsDefinition(
+    {REPO_DIMENSION: repo_partitions, WEEK_DIMENSION: week_partitions}
+)
+
+
+def partition_key(repo: str, week: date) -> dg.MultiPartitionKey:
+    return dg.MultiPartitionKey({REPO_DIMENSION: repo, WEEK_DIMENSION: week.isoformat()})
+
+
+def scopes_of(context: dg.AssetExecutionContext) -> list[RunScope]:
+    """The run's partitions as one contiguous week range per repository."""
+    weeks: dict[str, list[date]] = defaultdict(list)
+    for key in context.partition_keys:
+        dims = weekly_partitions.get_partition_key_from_str(key).keys_by_dimension
+        weeks[dims[REPO_DIMENSION]].append(date.fromisoformat(dims[WEEK_DIMENSION]))
+    return [RunScope(repo, min(ws), max(ws)) for repo, ws in sorted(weeks.items())]

@@ -1,0 +1,29 @@
+"""The one resource every asset shares: where prweekly keeps its data and what it reads from."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import dagster as dg
+
+from orchestration.config import Settings, load_settings
+
+
+class PrweeklyResource(dg.ConfigurableResource):
+    """Settings come from the environment; a run may override the home or the source.
+
+    The GitHub token is read from `GITHUB_TOKEN` when needed and never enters run config.
+    """
+
+    home: str | None = None
+    source: str | None = None
+
+    def settings(self) -> Settings:
+        settings = load_settings()
+        overrides = {}
+        if self.home:
+            overrides["home"] = Path(self.home).resolve()
+        if self.source:
+            overrides["source"] = self.source
+        return dataclasses.replace(settings, **overrides)

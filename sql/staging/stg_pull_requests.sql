@@ -1,0 +1,34 @@
+{{ config(materialized='view') }}
+
+-- One row per merged pull request, renamed and cleaned; nothing derived yet.
+-- Lists the source did not hold (labels, reviews, ...) stay NULL: unknown, not empty.
+with source as (
+    select * from {{ source('github', 'pull_requests') }}
+),
+
+renamed as (
+    select
+        repo,
+        week_start,
+        number,
+        coalesce(title, '') as title,
+        coalesce(body, '') as body,
+        url,
+        coalesce(author, 'ghost') as author,
+        created_at,
+        merged_at,
+        merged_by,
+        coalesce(additions, 0) as additions,
+        coalesce(deletions, 0) as deletions,
+        coalesce(changed_files, len(files), 0) as changed_files,
+        base_ref,
+        merge_commit,
+        comments_count,
+        labels,
+        reviews,
+        review_threads,
+        files is not null as files_known
+    from source
+)
+
+select * from renamed
