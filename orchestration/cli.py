@@ -104,6 +104,8 @@ def build(repo: str, first: date, last: date, source: str | None) -> list[Path]:
         check_week_ended(week)
     settings = load_settings()
     source = source or settings.source
+    if source.startswith("file:") and not Path(source.removeprefix("file:")).is_file():
+        raise UsageError(f"dataset file {source.removeprefix('file:')} does not exist")
     label = iso_label(first) if first == last else f"{iso_label(first)}..{iso_label(last)}"
     print(f"prweekly: building {repo} {label} ({len(weeks)} week(s)) from {source}", flush=True)
     print(f"  home: {settings.home}", flush=True)

@@ -1,8 +1,8 @@
 {{ config(materialized='incremental') }}
 
 -- Change type, areas and file signals for each merged pull request.
--- Change type signals, in order: labels, the title's `type:` (after its [modules]), bracket tags
--- such as [Bugfix], `Revert "..."`, the title's first verb, then what the changed paths are.
+-- Change type signals, in order: labels, `Revert "..."`, the title's `type:` (after its
+-- [modules]), bracket tags such as [Bugfix], what the changed paths are, then the first verb.
 with prs as (
     select * from {{ ref('stg_pull_requests') }}
     {% if is_incremental() %}
@@ -34,7 +34,7 @@ file_paths as (
         -- the package directory when the top level is the project's own package or `src`
         case
             when not contains(path, '/') then null
-            when split_part(path, '/', 1) in ('src', 'lib', 'pkg', split_part(repo, '/', 2))
+            when split_part(path, '/', 1) in ('src', 'lib', 'pkg', 'test', 'tests', split_part(repo, '/', 2))
                  and length(string_split(path, '/')) > 2
                 then split_part(path, '/', 2)
             else split_part(path, '/', 1)
@@ -50,7 +50,10 @@ file_signals as (
         bool_and(is_doc) as docs_only,
         bool_and(is_test) as tests_only,
         bool_and(is_ci) as ci_only,
-        arg_max(path_area, additions + deletions) filter (where path_area is not null) as largest_path_area
+        coalesce(
+            arg_max(path_area, additions + deletions) filter (where path_area is not null and not is_test),
+            arg_max(path_area, additions + deletions) filter (where path_area is not null)
+        ) as largest_path_area
     from file_paths
     group by repo, number
 ),
@@ -131,12 +134,12 @@ classified as (
             case when p.is_revert_title then 'revert' end,
             p.title_type,
             p.tag_type,
-            p.verb_type,
             case
                 when f.docs_only then 'docs'
                 when f.tests_only then 'test'
                 when f.ci_only then 'ci'
             end,
+            p.verb_type,
             'other'
         ) as change_type,
         case
@@ -144,8 +147,8 @@ classified as (
             when p.is_revert_title then 'title_revert'
             when p.title_type is not null then 'title_type'
             when p.tag_type is not null then 'title_tag'
-            when p.verb_type is not null then 'title_verb'
             when f.docs_only or f.tests_only or f.ci_only then 'paths'
+            when p.verb_type is not null then 'title_verb'
             else 'none'
         end as change_type_signal,
         coalesce(

@@ -1,0 +1,125 @@
+"""The dbt-style runner on small projects written by each test."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+import dagster as dg
+import duckdb
+import pytest
+
+from orchestration.models.assets import build_model_assets
+from orchestration.models.project import ProjectError, load_project
+from orchestration.models.run import RunScope, materialize
+from orchestration.partitions import partition_key, repo_partitions
+from orchestration.resources import PrweeklyResource
+
+
+def write_project(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+PROJECT = {
+    "seeds/factors.csv": "name,value\nscale,10\n",
+    "staging/numbers.sql": "{{ config(materialized='table') }}\n"
+    "select * from (values (1, 'a'), (2, 'b'), (2, 'c')) t(id, name)",
+    "marts/scaled.sql": "{{ config(materialized='view') }}\n"
+    "select n.id * f.value as scaled from {{ ref('numbers') }} n\n"
+    "cross join {{ ref('factors') }} f where f.name = 'scale'",
+    "marts/weekly.sql": "{{ config(materialized='incremental') }}\n"
+    "select {{ var('repo') }} as repo, cast({{ var('start_week') }} as date) as week_start,\n"
+    "    scaled from {{ ref('scaled') }}\n"
+    "{% if is_incremental() %}where true{% endif %}",
+    "staging/schema.yml": "models:\n  - name: numbers\n    columns:\n      - name: id\n"
+    "        data_tests: [not_null, unique]\n      - name: name\n"
+    "        data_tests:\n          - accepted_values:\n              values: [a, b, c]\n",
+}
+
+
+def test_models_are_ordered_by_their_refs(tmp_path: Path) -> None:
+    project = load_project(write_project(tmp_path / "sql", PROJECT))
+    assert project.order.index("numbers") < project.order.index("scaled")
+    assert project.order.index("scaled") < project.order.index("weekly")
+    assert project.models["scaled"].refs == ("numbers", "factors")
+    assert project.models["weekly"].materialized == "incremental"
+    assert project.models["numbers"].relation == "staging.numbers"
+    assert [t.name for t in project.models["numbers"].tests] == [
+        "not_null_id",
+        "unique_id",
+        "accepted_values_name",
+    ]
+
+
+def test_a_cycle_names_the_file_and_the_model(tmp_path: Path) -> None:
+    root = write_project(
+        tmp_path / "sql",
+        {"m/a.sql": "select * from {{ ref('b') }}", "m/b.sql": "select * from {{ ref('a') }}"},
+    )
+    with pytest.raises(
+        ProjectError, match=r"m/[ab]\.sql: model [ab] is part of a dependency cycle"
+    ):
+        load_project(root)
+
+
+def test_an_unknown_ref_names_the_file_the_model_and_the_ref(tmp_path: Path) -> None:
+    root = write_project(tmp_path / "sql", {"m/a.sql": "select * from {{ ref('missing') }}"})
+    with pytest.raises(ProjectError, match=r"m/a\.sql: model a refers to unknown .* 'missing'"):
+        load_project(root)
+
+
+def test_a_bad_materialization_is_refused(tmp_path: Path) -> None:
+    root = write_project(tmp_path / "sql", {"m/a.sql": "{{ config(materialized='ephemeral') }}"})
+    with pytest.raises(ProjectError, match="materialized='ephemeral'"):
+        load_project(root)
+
+
+def test_incremental_rerun_replaces_its_weeks_without_duplicates(tmp_path: Path) -> None:
+    project = load_project(write_project(tmp_path / "sql", PROJECT))
+    conn = duckdb.connect()
+    from orchestration.models.run import load_seeds
+
+    load_seeds(conn, project)
+    for name in ("numbers", "scaled"):
+        materialize(conn, project, project.models[name], lake_dir=tmp_path, scope=None)
+    weekly = project.models["weekly"]
+    w1 = RunScope("acme/rocket", date(2026, 7, 13), date(2026, 7, 13))
+    w2 = RunScope("acme/rocket", date(2026, 7, 20), date(2026, 7, 20))
+    assert materialize(conn, project, weekly, lake_dir=tmp_path, scope=w1) == "full"
+    assert materialize(conn, project, weekly, lake_dir=tmp_path, scope=w1) == "incremental"
+    assert materialize(conn, project, weekly, lake_dir=tmp_path, scope=w2) == "incremental"
+    assert materialize(conn, project, weekly, lake_dir=tmp_path, scope=w2) == "incremental"
+    rows = conn.execute(
+        "select week_start, count(*), sum(scaled) from marts.weekly group by 1 order by 1"
+    ).fetchall()
+    assert rows == [(date(2026, 7, 13), 3, 50), (date(2026, 7, 20), 3, 50)]
+
+
+def test_yaml_data_tests_become_dagster_checks_that_can_fail(tmp_path: Path) -> None:
+    project = load_project(write_project(tmp_path / "sql", PROJECT))
+    assets = build_model_assets(project)
+    instance = dg.DagsterInstance.ephemeral()
+    instance.add_dynamic_partitions(repo_partitions.name, ["acme/rocket"])
+    result = dg.materialize(
+        assets,
+        instance=instance,
+        partition_key=partition_key("acme/rocket", date(2026, 7, 20)),
+        resources={"prweekly": PrweeklyResource(home=str(tmp_path / "home"))},
+        raise_on_error=False,
+    )
+    evaluations = {
+        e.check_name: e
+        for e in result.get_asset_check_evaluations()
+        if e.asset_key.path == ["numbers"]
+    }
+    assert evaluations["not_null_id"].passed
+    assert evaluations["accepted_values_name"].passed
+    assert not evaluations["unique_id"].passed
+    assert evaluations["unique_id"].metadata["failing_rows"].value == 1
+    # the check is blocking: nothing downstream of the failed model ran
+    materialized = {e.asset_key.path[-1] for e in result.get_asset_materialization_events()}
+    assert materialized == {"numbers"}
