@@ -43,11 +43,15 @@ def build_model_asset(project: Project, model: Model) -> dg.AssetsDefinition:
         for test in model.tests
     ]
 
+    # Only incremental models hold per-week rows; a view or table is rebuilt whole, so it is
+    # one unpartitioned asset (and costs Dagster one event per run, not one per week).
+    partitioned = model.materialized == "incremental"
+
     @dg.asset(
         name=model.name,
         deps=deps,
-        partitions_def=weekly_partitions,
-        backfill_policy=dg.BackfillPolicy.single_run(),
+        partitions_def=weekly_partitions if partitioned else None,
+        backfill_policy=dg.BackfillPolicy.single_run() if partitioned else None,
         group_name=model.layer,
         kinds={"duckdb", "sql"},
         description=model.description or None,
@@ -74,7 +78,7 @@ def build_model_asset(project: Project, model: Model) -> dg.AssetsDefinition:
             if any(ref in project.seeds for ref in model.refs):
                 for name in load_seeds(conn, project):
                     context.log.info(f"loaded seed {name}")
-            scopes = scopes_of(context) if model.materialized == "incremental" else [None]
+            scopes = scopes_of(context) if partitioned else [None]
             modes = [
                 materialize(conn, project, model, lake_dir=settings.lake_dir, scope=scope)
                 for scope in scopes
