@@ -81,6 +81,34 @@ def _parser() -> argparse.ArgumentParser:
     )
     emulator.add_argument("args", nargs=argparse.REMAINDER)
 
+    repo = commands.add_parser(
+        "repo",
+        help="add, list or remove the repositories the weekly schedule reports on",
+        description="Manage $PRWEEKLY_HOME/repositories.yml, which the Monday schedule reads. "
+        "`prweekly build` registers a new repository by itself.",
+    )
+    repo_commands = repo.add_subparsers(dest="repo_command", metavar="ACTION", required=True)
+    add = repo_commands.add_parser("add", help="register a repository (or update its settings)")
+    add.add_argument("name", help="repository as OWNER/NAME")
+    add.add_argument("--source", help="github or file:PATH for this repository's scheduled runs")
+    add.add_argument(
+        "--core-path",
+        action="append",
+        default=[],
+        metavar="PREFIX",
+        help="a path prefix whose changes count as core (repeatable)",
+    )
+    add.add_argument(
+        "--area",
+        action="append",
+        default=[],
+        metavar="PREFIX=AREA",
+        help="files under PREFIX belong to AREA (repeatable), e.g. src/rollout/=rollout",
+    )
+    repo_commands.add_parser("list", help="show the registered repositories")
+    rm = repo_commands.add_parser("remove", help="stop reporting on a repository (data is kept)")
+    rm.add_argument("name", help="repository as OWNER/NAME")
+
     commands.add_parser(
         "demo",
         help="build the bundled sample repository offline and print its report paths",
@@ -97,6 +125,7 @@ def _report_paths(repo: str, weeks: list[date]) -> list[Path]:
 def build(repo: str, first: date, last: date, source: str | None) -> list[Path]:
     """Materialise the weekly job for `repo` and weeks `first..last` in one Dagster run."""
     from orchestration import dagster_run
+    from orchestration.repositories import Repository, upsert
 
     validate_repo(repo)
     weeks = weeks_between(first, last)
@@ -109,6 +138,9 @@ def build(repo: str, first: date, last: date, source: str | None) -> list[Path]:
     label = iso_label(first) if first == last else f"{iso_label(first)}..{iso_label(last)}"
     print(f"prweekly: building {repo} {label} ({len(weeks)} week(s)) from {source}", flush=True)
     print(f"  home: {settings.home}", flush=True)
+    _, created = upsert(settings.home, Repository(repo))
+    if created:
+        print(f"  registered {repo} in {settings.home / 'repositories.yml'}", flush=True)
     dagster_run.run_weekly_job(settings, repo, first, last, source)
     return _report_paths(repo, weeks)
 
@@ -146,6 +178,57 @@ def _print_table(names: list[str], rows: list[tuple]) -> None:
     print(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
 
 
+def manage_repositories(args: argparse.Namespace) -> None:
+    from orchestration import dagster_run
+    from orchestration.repositories import Repository, load_repositories, remove, upsert
+
+    settings = load_settings()
+    if args.repo_command == "list":
+        repos = load_repositories(settings.home)
+        if not repos:
+            print("no repositories yet: add one with `prweekly repo add OWNER/NAME`")
+        rows = [
+            (
+                r.name,
+                r.source or f"(default: {settings.source})",
+                ", ".join(r.core_paths),
+                ", ".join(f"{k}={v}" for k, v in r.area_rules.items()),
+            )
+            for r in repos
+        ]
+        if rows:
+            _print_table(["repository", "source", "core paths", "area rules"], rows)
+        return
+    name = validate_repo(args.name)
+    if args.repo_command == "remove":
+        if not remove(settings.home, name):
+            raise UsageError(f"{name} is not registered (see `prweekly repo list`)")
+        dagster_run.forget_repo(settings, name)
+        print(f"removed {name}; its lake, warehouse rows and reports are kept")
+        return
+    rules = {}
+    for rule in args.area:
+        prefix, sep, area = rule.partition("=")
+        if not sep or not prefix.strip() or not area.strip():
+            raise UsageError(f"--area {rule!r} is not PREFIX=AREA, e.g. src/rollout/=rollout")
+        rules[prefix.strip()] = area.strip()
+    source = args.source
+    if source and source.startswith("file:"):  # scheduled runs start elsewhere: keep it absolute
+        path = Path(source.removeprefix("file:")).expanduser().resolve()
+        if not path.is_file():
+            raise UsageError(f"dataset file {path} does not exist")
+        source = f"file:{path}"
+    elif source and source != "github":
+        raise UsageError(f"unknown source {source!r}: use 'github' or 'file:PATH'")
+    entry, created = upsert(
+        settings.home, Repository(name, source, sorted(set(args.core_path)), rules)
+    )
+    dagster_run.register_repo(settings, entry.name)
+    print(
+        f"{'added' if created else 'updated'} {entry.name} in {settings.home / 'repositories.yml'}"
+    )
+
+
 def demo() -> list[Path]:
     """Build every week of the bundled sample repository offline."""
     first, last = date(2026, 6, 29), date(2026, 7, 20)
@@ -155,7 +238,9 @@ def demo() -> list[Path]:
 def ui() -> int:
     from orchestration.instance import prepare_dagster_home
 
-    home = prepare_dagster_home(load_settings())
+    settings = load_settings()
+    os.environ["PRWEEKLY_HOME"] = str(settings.home)  # the UI's processes run from elsewhere
+    home = prepare_dagster_home(settings)
     print(f"prweekly: Dagster UI with run history in {home}", flush=True)
     dagster = Path(sys.executable).with_name("dagster")
     os.chdir(PROJECT_DIR)
@@ -181,6 +266,8 @@ def main(argv: list[str] | None = None) -> int:
                 raise UsageError("give the SQL as an argument or with --file, not both")
             query = args.file.read_text(encoding="utf-8") if args.file else args.query
             run_sql(query, args.format)
+        elif args.command == "repo":
+            manage_repositories(args)
         elif args.command == "demo":
             _print_reports(demo())
         elif args.command == "ui":

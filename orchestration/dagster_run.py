@@ -15,12 +15,24 @@ class BuildFailed(RuntimeError):
     """The run failed; the message is the first failing step's own error."""
 
 
-def run_weekly_job(
-    settings: Settings, repo: str, first: date, last: date, source: str
-) -> dg.ExecuteInProcessResult:
+def register_repo(settings: Settings, repo: str) -> dg.DagsterInstance:
+    """Make `repo` a partition, so the UI, backfills and the schedule offer it."""
     instance = get_instance(settings)
     if not instance.has_dynamic_partition(repo_partitions.name, repo):
         instance.add_dynamic_partitions(repo_partitions.name, [repo])
+    return instance
+
+
+def forget_repo(settings: Settings, repo: str) -> None:
+    instance = get_instance(settings)
+    if instance.has_dynamic_partition(repo_partitions.name, repo):
+        instance.delete_dynamic_partition(repo_partitions.name, repo)
+
+
+def run_weekly_job(
+    settings: Settings, repo: str, first: date, last: date, source: str
+) -> dg.ExecuteInProcessResult:
+    instance = register_repo(settings, repo)
 
     from orchestration.definitions import defs
     from orchestration.progress import progress_logger

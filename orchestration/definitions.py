@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import os
+
 import dagster as dg
 
 from orchestration.config import SQL_DIR
 from orchestration.extract import raw_pull_requests
+from orchestration.freshness import freshness_job, freshness_schedule, last_week_reported
 from orchestration.models.assets import build_model_assets, seed_specs
 from orchestration.models.project import load_project
 from orchestration.partitions import weekly_partitions
 from orchestration.report.asset import weekly_report
 from orchestration.resources import PrweeklyResource
-from orchestration.schedules import weekly_schedule
+from orchestration.schedules import DEFAULT_CRON, weekly_schedule
 
 project = load_project(SQL_DIR)
 model_assets = build_model_assets(project)
@@ -25,8 +28,12 @@ weekly_job = dg.define_asset_job(
 
 defs = dg.Definitions(
     assets=[raw_pull_requests, *model_assets, weekly_report, *seed_specs(project)],
-    jobs=[weekly_job],
-    schedules=[weekly_schedule(weekly_job.name)],
+    asset_checks=[last_week_reported],
+    jobs=[weekly_job, freshness_job],
+    schedules=[
+        weekly_schedule(weekly_job.name, os.environ.get("PRWEEKLY_SCHEDULE_CRON", DEFAULT_CRON)),
+        freshness_schedule,
+    ],
     resources={"prweekly": PrweeklyResource()},
     executor=dg.in_process_executor,
 )

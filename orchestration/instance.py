@@ -8,13 +8,13 @@ import dagster as dg
 
 from orchestration.config import Settings
 
+# No Dagster pool limit here: DuckDB writers are serialised by the warehouse's lock file
+# (orchestration/warehouse.py), which the OS releases even when a process is killed, whereas
+# a slot held by a killed in-process run would block every later run.
 INSTANCE_YAML = """\
 # Written by prweekly. Run history, event logs and schedules live beside this file.
 telemetry:
   enabled: false
-concurrency:
-  pools:
-    default_limit: 1
 """
 
 

@@ -1,30 +1,43 @@
-"""Every Monday, report the week that just ended for every repository."""
+"""Every Monday, report the week that just ended for every registered repository."""
 
 from datetime import timedelta
 
 import dagster as dg
 
+from orchestration.config import load_settings
 from orchestration.partitions import partition_key, repo_partitions
+from orchestration.repositories import load_repositories
 from orchestration.weeks import monday_of
 
-WEEKLY_CRON = "0 6 * * 1"  # Mondays 06:00 UTC, after the week has closed everywhere
+DEFAULT_CRON = "0 6 * * 1"  # Mondays 06:00 UTC, once the week has closed everywhere
 
 
-def weekly_schedule(job_name: str) -> dg.ScheduleDefinition:
+def weekly_schedule(job_name: str, cron: str = DEFAULT_CRON) -> dg.ScheduleDefinition:
     @dg.schedule(
         job_name=job_name,
-        cron_schedule=WEEKLY_CRON,
+        cron_schedule=cron,
         execution_timezone="UTC",
         name="weekly_report_schedule",
         default_status=dg.DefaultScheduleStatus.RUNNING,
-        description="Materialise last week for every repository, every Monday.",
+        description="Build last week for every repository in repositories.yml (and every "
+        "repo partition added in the UI), each with its own source.",
     )
     def _schedule(context: dg.ScheduleEvaluationContext):
-        now = context.scheduled_execution_time
-        week = monday_of(now.date()) - timedelta(days=7)
-        repos = context.instance.get_dynamic_partitions(repo_partitions.name)
-        for repo in sorted(repos):
-            key = partition_key(repo, week)
-            yield dg.RunRequest(run_key=f"{repo}|{week}", partition_key=key)
+        week = monday_of(context.scheduled_execution_time.date()) - timedelta(days=7)
+        registered = {r.name: r for r in load_repositories(load_settings().home)}
+        known = set(context.instance.get_dynamic_partitions(repo_partitions.name))
+        missing = sorted(set(registered) - known)
+        if missing:
+            context.instance.add_dynamic_partitions(repo_partitions.name, missing)
+        for repo in sorted(known | set(registered)):
+            source = registered[repo].source if repo in registered else None
+            yield dg.RunRequest(
+                run_key=f"{repo}|{week}",
+                partition_key=partition_key(repo, week),
+                run_config=(
+                    {"resources": {"prweekly": {"config": {"source": source}}}} if source else {}
+                ),
+                tags={"prweekly/trigger": "schedule"},
+            )
 
     return _schedule

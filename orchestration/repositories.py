@@ -1,0 +1,123 @@
+"""The repositories prweekly reports on: `$PRWEEKLY_HOME/repositories.yml`.
+
+The file is the source of truth a user edits (by hand or with `prweekly repo add`); Dagster's
+dynamic `repo` partitions mirror it so the UI, backfills and the schedule see every repository.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from orchestration.config import UsageError, validate_repo
+
+FILE_NAME = "repositories.yml"
+HEADER = (
+    "# Repositories prweekly reports on. Edit by hand or with `prweekly repo add/remove`.\n"
+    "# Optional per repository: source (github or file:PATH), core_paths (path prefixes that\n"
+    "# count as core) and area_rules (path prefix -> area, checked before the directory layout).\n"
+)
+
+
+@dataclass
+class Repository:
+    name: str
+    source: str | None = None
+    core_paths: list[str] = field(default_factory=list)
+    area_rules: dict[str, str] = field(default_factory=dict)
+
+    def to_yaml(self) -> dict:
+        entry: dict = {"name": self.name}
+        if self.source:
+            entry["source"] = self.source
+        if self.core_paths:
+            entry["core_paths"] = list(self.core_paths)
+        if self.area_rules:
+            entry["area_rules"] = dict(self.area_rules)
+        return entry
+
+
+def registry_path(home: Path) -> Path:
+    return home / FILE_NAME
+
+
+def load_repositories(home: Path) -> list[Repository]:
+    """Read the registry; a missing file means no repository yet."""
+    path = registry_path(home)
+    if not path.exists():
+        return []
+    try:
+        doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        raise UsageError(f"{path} is not valid YAML: {' '.join(str(exc).split())}") from None
+    repos = []
+    for index, entry in enumerate(doc.get("repositories") or [], start=1):
+        if isinstance(entry, str):
+            entry = {"name": entry}
+        if not isinstance(entry, dict) or "name" not in entry:
+            raise UsageError(f"{path}: repository #{index} needs a `name: owner/name`")
+        try:
+            validate_repo(str(entry["name"]))
+        except UsageError as exc:
+            raise UsageError(f"{path}: {exc}") from None
+        rules = entry.get("area_rules") or {}
+        if not isinstance(rules, dict):
+            raise UsageError(f"{path}: {entry['name']}: area_rules must map path prefixes to areas")
+        repos.append(
+            Repository(
+                name=str(entry["name"]),
+                source=entry.get("source"),
+                core_paths=[str(p) for p in entry.get("core_paths") or []],
+                area_rules={str(k): str(v) for k, v in rules.items()},
+            )
+        )
+    return repos
+
+
+def save_repositories(home: Path, repos: list[Repository]) -> Path:
+    """Write the registry atomically, sorted by name."""
+    path = registry_path(home)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    body = yaml.safe_dump(
+        {"repositories": [r.to_yaml() for r in sorted(repos, key=lambda r: r.name.lower())]},
+        sort_keys=False,
+        allow_unicode=True,
+    )
+    fd, tmp = tempfile.mkstemp(prefix=f".{FILE_NAME}.", dir=path.parent)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(HEADER + body)
+    os.replace(tmp, path)
+    return path
+
+
+def find(repos: list[Repository], name: str) -> Repository | None:
+    return next((r for r in repos if r.name.lower() == name.lower()), None)
+
+
+def upsert(home: Path, repo: Repository) -> tuple[Repository, bool]:
+    """Add `repo`, or merge its settings into an existing entry. Returns (entry, created)."""
+    validate_repo(repo.name)
+    repos = load_repositories(home)
+    existing = find(repos, repo.name)
+    if existing is None:
+        repos.append(repo)
+        save_repositories(home, repos)
+        return repo, True
+    existing.source = repo.source or existing.source
+    existing.core_paths = sorted(set(existing.core_paths) | set(repo.core_paths))
+    existing.area_rules = {**existing.area_rules, **repo.area_rules}
+    save_repositories(home, repos)
+    return existing, False
+
+
+def remove(home: Path, name: str) -> bool:
+    repos = load_repositories(home)
+    kept = [r for r in repos if r.name.lower() != name.lower()]
+    if len(kept) == len(repos):
+        return False
+    save_repositories(home, kept)
+    return True

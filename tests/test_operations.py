@@ -1,0 +1,249 @@
+"""Repositories, the schedule, the freshness check and concurrent use of the warehouse."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+import dagster as dg
+import duckdb
+import pytest
+
+from orchestration.cli import main
+from orchestration.config import load_settings
+from orchestration.definitions import defs
+from orchestration.freshness import unreported_repositories
+from orchestration.instance import get_instance
+from orchestration.repositories import load_repositories
+from orchestration.warehouse import connect
+from tests.conftest import SAMPLE_DATASET
+
+PRWEEKLY = str(Path(sys.executable).with_name("prweekly"))
+
+
+def dataset_for(repo: str, target: Path) -> Path:
+    """The sample repository's PRs, as if they belonged to `repo`."""
+    text = SAMPLE_DATASET.read_text().replace("github.com/acme/rocket/", f"github.com/{repo}/")
+    target.write_text(text)
+    return target
+
+
+def test_repositories_are_added_listed_and_removed(home: Path, capsys) -> None:
+    assert (
+        main(
+            [
+                "repo",
+                "add",
+                "acme/rocket",
+                "--core-path",
+                "rocket/engine/",
+                "--area",
+                "rocket/ground/=ground",
+                "--source",
+                f"file:{SAMPLE_DATASET}",
+            ]
+        )
+        == 0
+    )
+    assert main(["repo", "add", "verl-project/verl"]) == 0
+    assert main(["repo", "add", "acme/rocket", "--core-path", "rocket/sim/"]) == 0
+    repos = {r.name: r for r in load_repositories(home)}
+    assert set(repos) == {"acme/rocket", "verl-project/verl"}
+    assert repos["acme/rocket"].core_paths == ["rocket/engine/", "rocket/sim/"]
+    assert repos["acme/rocket"].area_rules == {"rocket/ground/": "ground"}
+    assert repos["acme/rocket"].source == f"file:{SAMPLE_DATASET}"
+    instance = get_instance(load_settings())
+    assert sorted(instance.get_dynamic_partitions("repo")) == ["acme/rocket", "verl-project/verl"]
+
+    capsys.readouterr()
+    assert main(["repo", "list"]) == 0
+    listing = capsys.readouterr().out
+    assert "acme/rocket" in listing and "rocket/ground/=ground" in listing
+
+    assert main(["repo", "remove", "verl-project/verl"]) == 0
+    assert [r.name for r in load_repositories(home)] == ["acme/rocket"]
+    assert instance.get_dynamic_partitions("repo") == ["acme/rocket"]
+    assert main(["repo", "add", "bad/../name"]) == 2
+    assert main(["repo", "add", "acme/x", "--area", "nonsense"]) == 2
+    assert main(["repo", "remove", "never/added"]) == 2
+
+
+def test_the_schedule_builds_last_week_for_every_repository_with_its_source(home: Path):
+    assert main(["repo", "add", "acme/rocket", "--source", f"file:{SAMPLE_DATASET}"]) == 0
+    assert main(["repo", "add", "verl-project/verl"]) == 0
+    schedule = defs.resolve_schedule_def("weekly_report_schedule")
+    assert schedule.cron_schedule == "0 6 * * 1"
+    instance = get_instance(load_settings())
+    context = dg.build_schedule_context(
+        instance=instance,
+        scheduled_execution_time=datetime(2026, 7, 27, 6, tzinfo=UTC),
+        repository_def=defs.get_repository_def(),
+    )
+    requests = list(schedule.evaluate_tick(context).run_requests)
+    assert [r.partition_key for r in requests] == [
+        "acme/rocket|2026-07-20",
+        "verl-project/verl|2026-07-20",
+    ]
+    source = requests[0].run_config["resources"]["prweekly"]["config"]["source"]
+    assert source == f"file:{SAMPLE_DATASET}"
+    assert requests[1].run_config == {}
+
+
+def test_the_freshness_check_names_missing_and_stale_reports(home: Path) -> None:
+    assert (
+        main(
+            [
+                "build",
+                "--repo",
+                "acme/rocket",
+                "--week",
+                "2026-W30",
+                "--source",
+                f"file:{SAMPLE_DATASET}",
+            ]
+        )
+        == 0
+    )
+    assert main(["repo", "add", "verl-project/verl"]) == 0
+    instance = get_instance(load_settings())
+    assert unreported_repositories(instance, date(2026, 7, 20)) == (["verl-project/verl"], [])
+    assert unreported_repositories(instance, date(2026, 7, 13)) == (
+        ["acme/rocket", "verl-project/verl"],
+        [],
+    )
+    # facts rebuilt after the report: the report is stale
+    instance.report_runless_asset_event(
+        dg.AssetMaterialization("fct_pull_requests", partition="acme/rocket|2026-07-20")
+    )
+    assert unreported_repositories(instance, date(2026, 7, 20)) == (
+        ["verl-project/verl"],
+        ["acme/rocket"],
+    )
+    result = defs.resolve_job_def("report_freshness_job").execute_in_process(instance=instance)
+    (evaluation,) = result.get_asset_check_evaluations()
+    assert evaluation.check_name == "last_week_reported" and not evaluation.passed
+
+
+def test_two_builds_for_different_repositories_at_once(home: Path, tmp_path: Path) -> None:
+    lander = dataset_for("acme/lander", tmp_path / "lander.jsonl")
+    env = {**os.environ, "PRWEEKLY_HOME": str(home)}
+    builds = [
+        subprocess.Popen(
+            [
+                PRWEEKLY,
+                "build",
+                "--repo",
+                repo,
+                "--week",
+                "2026-W27",
+                "--to",
+                "2026-W30",
+                "--source",
+                f"file:{path}",
+            ],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for repo, path in (("acme/rocket", SAMPLE_DATASET), ("acme/lander", lander))
+    ]
+    outputs = [b.communicate(timeout=300) for b in builds]
+    for build, (_, err) in zip(builds, outputs, strict=True):
+        assert build.returncode == 0, err[-3000:]
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as conn:
+        counts = conn.execute(
+            "select repo, count(*) from marts.fct_pull_requests group by repo order by repo"
+        ).fetchall()
+    assert counts == [("acme/lander", 34), ("acme/rocket", 34)]
+    for repo in ("acme__lander", "acme__rocket"):
+        assert len(list((home / "reports" / repo).glob("*.md"))) == 8
+
+
+def test_sql_waits_for_a_writer_then_answers(home: Path) -> None:
+    assert (
+        main(
+            [
+                "build",
+                "--repo",
+                "acme/rocket",
+                "--week",
+                "2026-W30",
+                "--source",
+                f"file:{SAMPLE_DATASET}",
+            ]
+        )
+        == 0
+    )
+    env = {**os.environ, "PRWEEKLY_HOME": str(home)}
+    with connect(home / "warehouse.duckdb"):  # what every model asset holds while it writes
+        query = subprocess.Popen(
+            [
+                PRWEEKLY,
+                "sql",
+                "--format",
+                "json",
+                "select count(*) as prs from marts.fct_pull_requests",
+            ],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        deadline = time.monotonic() + 30
+        waiting = ""
+        while "busy" not in waiting and time.monotonic() < deadline:
+            time.sleep(0.2)
+            assert query.poll() is None, query.communicate()
+            waiting = _peek(query.stderr)
+        assert "the warehouse is busy" in waiting
+        assert query.poll() is None
+    out, err = query.communicate(timeout=60)
+    assert query.returncode == 0, err
+    assert json.loads(out) == [{"prs": 10}]
+
+
+def _peek(stream) -> str:
+    os.set_blocking(stream.fileno(), False)
+    return stream.read() or ""
+
+
+def test_sql_formats_files_and_plain_duckdb_readers(home: Path, tmp_path: Path, capsys):
+    assert (
+        main(
+            [
+                "build",
+                "--repo",
+                "acme/rocket",
+                "--week",
+                "2026-W30",
+                "--source",
+                f"file:{SAMPLE_DATASET}",
+            ]
+        )
+        == 0
+    )
+    capsys.readouterr()
+    query = tmp_path / "q.sql"
+    query.write_text(
+        "select change_type, count(*) as n from marts.fct_pull_requests\n"
+        "group by 1 order by 2 desc, 1 limit 2"
+    )
+    assert main(["sql", "--file", str(query), "--format", "csv"]) == 0
+    assert capsys.readouterr().out.splitlines() == ["change_type,n", "feat,3", "fix,3"]
+    assert main(["sql", "--file", str(query)]) == 0
+    table = capsys.readouterr().out
+    assert table.splitlines()[0].split() == ["change_type", "n"] and "(2 rows)" in table
+    assert main(["sql", "select * from nowhere"]) == 1
+    assert "nowhere" in capsys.readouterr().err
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as conn:
+        assert conn.execute("select count(*) from marts.fct_weekly_summary").fetchone() == (1,)
+    with pytest.raises(duckdb.Error):
+        duckdb.connect(str(home / "warehouse.duckdb"), read_only=True).execute(
+            "create table marts.x as select 1"
+        )
