@@ -89,7 +89,9 @@ class Emulator:
         return len(self.requests)
 
     def start(self) -> Emulator:
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
         self._thread.start()
         return self
 
@@ -260,6 +262,10 @@ def _handler_for(emulator: Emulator) -> type[BaseHTTPRequestHandler]:
             else:
                 data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
                 kind = "application/json; charset=utf-8"
+            with contextlib.suppress(OSError):  # the client may have timed out and gone
+                self._write(status, headers, data, kind)
+
+        def _write(self, status: int, headers: dict, data: bytes, kind: str) -> None:
             self.send_response(status)
             self.send_header("content-type", kind)
             self.send_header("content-length", str(len(data)))
