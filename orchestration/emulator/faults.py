@@ -36,17 +36,17 @@ class Faults:
 
     def __init__(self, seed: int = 0) -> None:
         self._lock = threading.Lock()
-        self._queue: deque[Fault] = deque()
+        self._queue: deque[Fault | None] = deque()
         self._rates: dict[Fault, float] = {}
         self._rng = random.Random(seed)
         self.injected: Counter[Fault] = Counter()
         self.retry_after_seconds = 30
         self.delay_seconds = 1.0
 
-    def fail_next(self, fault: Fault | str, times: int = 1) -> None:
-        """Make the next `times` requests fail with `fault`."""
+    def fail_next(self, fault: Fault | str, times: int = 1, after: int = 0) -> None:
+        """Let `after` requests through, then fail the next `times` with `fault`."""
         with self._lock:
-            self._queue.extend([Fault(fault)] * times)
+            self._queue.extend([None] * after + [Fault(fault)] * times)
 
     def fail_randomly(self, fault: Fault | str, probability: float) -> None:
         """Make each request fail with `fault` with this probability (0 switches it off)."""
@@ -66,8 +66,9 @@ class Faults:
 
     def next_fault(self) -> Fault | None:
         with self._lock:
-            fault = self._queue.popleft() if self._queue else None
-            if fault is None:
+            queued = bool(self._queue)
+            fault = self._queue.popleft() if queued else None
+            if not queued:
                 for candidate, probability in self._rates.items():
                     if self._rng.random() < probability:
                         fault = candidate
