@@ -8,7 +8,6 @@ from pathlib import Path
 
 from orchestration.lake import to_row, write_partition
 from orchestration.sources.github import GitHubSource
-from orchestration.weeks import monday_of
 
 REPO = "octo-org/demo"
 TOKEN = "ghp_FAKEtoken_never_print_me_0123456789"
@@ -114,7 +113,6 @@ def extract(source, lake: Path, repo: str, start: datetime, end: datetime) -> li
     """What the extract asset does: fetch the whole range, then write one partition per week."""
     by_week: dict = defaultdict(list)
     for node in source.fetch(repo, start, end):
-        merged = datetime.fromisoformat(node["mergedAt"].replace("Z", "+00:00"))
-        week = monday_of(merged.date())
-        by_week[week].append(to_row(node, repo, week))
+        row = to_row(node, repo)
+        by_week[row["week_start"]].append(row)
     return [write_partition(lake, repo, week, rows) for week, rows in sorted(by_week.items())]

@@ -43,7 +43,7 @@ def test_nodes_come_back_in_the_dataset_shape():
         for key in ("files", "labels", "reviews", "reviewThreads"):
             assert mine[key]["nodes"] == theirs[key]["nodes"]
         assert mine["comments"] == theirs["comments"]
-        assert to_row(mine, REPO, MONDAY.date()) == to_row(theirs, REPO, MONDAY.date())
+        assert to_row(mine, REPO) == to_row(theirs, REPO)
 
 
 def test_long_nested_lists_are_completed_for_that_pr_only():

@@ -14,7 +14,6 @@ from github_fakes import VERL, FakeClock, source_for
 from orchestration.emulator import Emulator
 from orchestration.lake import to_row
 from orchestration.sources.file import FileSource
-from orchestration.weeks import monday_of
 
 REPO = "verl-project/verl"
 START = datetime(2024, 10, 28, tzinfo=UTC)
@@ -25,8 +24,7 @@ ABSENT_BUT_NON_NULL = {"created_at", "comments_count", "review_threads"}
 def rows(nodes):
     out = {}
     for node in nodes:
-        merged = datetime.fromisoformat(node["mergedAt"].replace("Z", "+00:00"))
-        out[node["number"]] = to_row(node, REPO, monday_of(merged.date()))
+        out[node["number"]] = to_row(node, REPO)
     return out
 
 
