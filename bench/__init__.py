@@ -1,0 +1,1 @@
+"""Benchmarks: `python -m bench.<name>`; each returns its figures as a dict."""

@@ -1,0 +1,90 @@
+"""Fault injection: the ways GitHub's GraphQL endpoint really fails, switchable from a test.
+
+A test either queues faults for the next requests (`fail_next`) or makes every request fail
+with some probability (`fail_randomly`, from a seeded RNG so a run can be repeated). Queued
+faults win over random ones. The server asks `next_fault()` once per request.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections import Counter, deque
+from enum import StrEnum
+
+
+class Fault(StrEnum):
+    BAD_GATEWAY_JSON = "502-json"  # 502 with GitHub's JSON body
+    BAD_GATEWAY_HTML = "502-html"  # 502 with an HTML error page, as a proxy sends it
+    GATEWAY_TIMEOUT = "504"  # 504 with an HTML body
+    TIMEOUT = "timeout"  # answer only after `delay_seconds`, past the client's timeout
+    RESET = "reset"  # read the request, then reset the connection without answering
+    RATE_LIMITED = "rate-limited"  # 200 with an error of type RATE_LIMITED
+    RATE_LIMIT = "rate-limit"  # 200 with an error of type RATE_LIMIT (an older spelling)
+    REMAINING_ZERO = "remaining-zero"  # a good answer that spends the rest of the hour's budget
+    SECONDARY_403 = "secondary-403"  # 403 secondary rate limit, no retry-after
+    SECONDARY_403_RETRY_AFTER = "secondary-403-retry-after"  # 403 with retry-after
+    SECONDARY_429 = "secondary-429"  # 429 with retry-after
+    SECONDARY_MESSAGE = "secondary-message"  # 200 whose error says "secondary rate limit"
+    UNAUTHORIZED = "401"  # bad credentials
+    NOT_FOUND = "not-found"  # the repository cannot be resolved
+    PARTIAL = "partial"  # data with a field nulled out, plus an error for it
+
+
+class Faults:
+    """Thread-safe plan of which requests fail and how."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self._lock = threading.Lock()
+        self._queue: deque[Fault | None] = deque()
+        self._rates: dict[Fault, float] = {}
+        self._rng = random.Random(seed)
+        self.injected: Counter[Fault] = Counter()
+        self.retry_after_seconds = 30
+        self.delay_seconds = 1.0
+
+    def fail_next(self, fault: Fault | str, times: int = 1, after: int = 0) -> None:
+        """Let `after` requests through, then fail the next `times` with `fault`."""
+        with self._lock:
+            self._queue.extend([None] * after + [Fault(fault)] * times)
+
+    def fail_randomly(self, fault: Fault | str, probability: float) -> None:
+        """Make each request fail with `fault` with this probability (0 switches it off)."""
+        if not 0 <= probability <= 1:
+            raise ValueError(f"probability {probability} is not between 0 and 1")
+        with self._lock:
+            self._rates[Fault(fault)] = probability
+
+    def seed(self, seed: int) -> None:
+        with self._lock:
+            self._rng = random.Random(seed)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._queue.clear()
+            self._rates.clear()
+
+    def next_fault(self) -> Fault | None:
+        with self._lock:
+            queued = bool(self._queue)
+            fault = self._queue.popleft() if queued else None
+            if not queued:
+                for candidate, probability in self._rates.items():
+                    if self._rng.random() < probability:
+                        fault = candidate
+                        break
+            if fault is not None:
+                self.injected[fault] += 1
+            return fault
+
+
+def parse_fault_spec(spec: str) -> tuple[Fault, float]:
+    """`502-json=0.1` (a probability) as used on the command line."""
+    name, _, value = spec.partition("=")
+    try:
+        return Fault(name.strip()), float(value or 1)
+    except ValueError:
+        known = ", ".join(f.value for f in Fault)
+        raise ValueError(
+            f"bad fault {spec!r}: use KIND=PROBABILITY with KIND one of {known}"
+        ) from None

@@ -1,0 +1,339 @@
+"""An HTTP server on loopback that answers GitHub GraphQL queries from a dataset of PR nodes.
+
+Each request goes through what GitHub does, in order: authentication, parsing, validation
+against the schema subset, static limits and cost, the hourly budget, then execution. Faults
+from `Faults` are injected at the point where GitHub would produce them. The clock is
+injectable so rate-limit windows follow a test's fake time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import socket
+import struct
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from graphql import GraphQLError, execute, parse, validate
+
+from orchestration.emulator.dataset import Dataset
+from orchestration.emulator.faults import Fault, Faults, parse_fault_spec
+from orchestration.emulator.limits import QueryLimitError, analyse
+from orchestration.emulator.ratelimit import RateBudget, Snapshot
+from orchestration.emulator.resolvers import Context, build, format_error, iso
+
+PATHS = ("/graphql", "/api/graphql")
+DOCS = "https://docs.github.com/graphql"
+SECONDARY = (
+    "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."
+)
+PARTIAL_MESSAGE = (
+    "Something went wrong while executing your query. This may be the result of a timeout, "
+    "or it could be a GitHub bug."
+)
+HTML_502 = b"<html><body><h1>502 Bad Gateway</h1>Unicorn! Server Error.</body></html>"
+HTML_504 = b"<html><body><h1>504 Gateway Time-out</h1></body></html>"
+
+
+def _load(dataset: Any) -> Dataset:
+    if isinstance(dataset, Dataset):
+        return dataset
+    if isinstance(dataset, str | Path):
+        return Dataset.from_files([Path(dataset)])
+    items = list(dataset)
+    if items and all(isinstance(i, dict) for i in items):
+        return Dataset(items)
+    return Dataset.from_files(Path(i) for i in items)
+
+
+class Emulator:
+    """GitHub's GraphQL endpoint on loopback; a context manager that starts and stops it."""
+
+    def __init__(
+        self,
+        dataset: Dataset | str | Path | Iterable[Path] | Iterable[dict],
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        clock: Callable[[], float] = time.time,
+        token: str | None = None,
+        seed: int = 0,
+        rate_limit: int = 5000,
+    ) -> None:
+        self.dataset = _load(dataset)
+        self.clock = clock
+        self.token = token
+        self.faults = Faults(seed)
+        self.budget = RateBudget(clock, limit=rate_limit)
+        self.schema = build()
+        self.requests: list[dict] = []
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer((host, port), _handler_for(self))
+        self._server.daemon_threads = True
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}/graphql"
+
+    @property
+    def requests_served(self) -> int:
+        return len(self.requests)
+
+    def start(self) -> Emulator:
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def __enter__(self) -> Emulator:
+        return self.start()
+
+    def __exit__(self, *_exc) -> None:
+        self.stop()
+
+    def serve_forever(self) -> None:
+        self._server.serve_forever()
+
+    def record(self, entry: dict) -> None:
+        with self._lock:
+            self.requests.append(entry)
+
+    def answer(self, body: bytes, fault: Fault | None) -> tuple[int, dict, Any]:
+        """The status, headers and JSON body GitHub would send for this request body."""
+        try:
+            request = json.loads(body or b"null")
+        except ValueError:
+            return 400, {}, {"message": "Problems parsing JSON", "documentation_url": DOCS}
+        if not isinstance(request, dict) or not isinstance(request.get("query"), str):
+            return 200, {}, _errors("A query attribute must be specified and must be a string.")
+        variables = request.get("variables") or {}
+        try:
+            document = parse(request["query"])
+        except GraphQLError as exc:
+            return 200, {}, {"errors": [format_error(exc)]}
+        problems = validate(self.schema, document)
+        if problems:
+            return 200, {}, {"errors": [format_error(e) for e in problems]}
+        try:
+            cost = analyse(self.schema, document, variables, request.get("operationName"))
+        except QueryLimitError as exc:
+            return 200, {}, _errors(str(exc), exc.kind)
+        except GraphQLError as exc:
+            return 200, {}, {"errors": [format_error(exc)]}
+        if fault in (Fault.RATE_LIMITED, Fault.RATE_LIMIT):
+            self.budget.exhaust()
+        snapshot = (
+            None
+            if fault in (Fault.RATE_LIMITED, Fault.RATE_LIMIT)
+            else (self.budget.charge(cost.points))
+        )
+        if snapshot is None:
+            limited = self.budget.peek()
+            kind = "RATE_LIMIT" if fault is Fault.RATE_LIMIT else "RATE_LIMITED"
+            return 200, limited.headers(), _errors("API rate limit exceeded for user.", kind)
+        if fault is Fault.REMAINING_ZERO:
+            self.budget.exhaust()
+            spent = self.budget.peek()
+            snapshot = Snapshot(spent.limit, spent.used, spent.reset_at, snapshot.cost)
+        if fault is Fault.SECONDARY_MESSAGE:
+            return 200, snapshot.headers(), _errors(SECONDARY)
+        context = Context(Dataset([]) if fault is Fault.NOT_FOUND else self.dataset)
+        root = {"rateLimit": _rate_limit(snapshot, cost.nodes)}
+        result = execute(
+            self.schema,
+            document,
+            root_value=root,
+            context_value=context,
+            variable_values=variables,
+            operation_name=request.get("operationName"),
+        )
+        payload: dict[str, Any] = {"data": result.data}
+        if result.errors:
+            payload["errors"] = [format_error(e) for e in result.errors]
+        if fault is Fault.PARTIAL:
+            _break_partially(payload)
+        return 200, snapshot.headers(), payload
+
+
+def _errors(message: str, kind: str | None = None) -> dict:
+    error: dict[str, Any] = {"message": message}
+    if kind:
+        error["type"] = kind
+    return {"errors": [error]}
+
+
+def _rate_limit(snapshot: Snapshot, nodes: int) -> dict:
+    return {
+        "cost": snapshot.cost,
+        "limit": snapshot.limit,
+        "nodeCount": nodes,
+        "remaining": snapshot.remaining,
+        "resetAt": iso(snapshot.reset_at),
+        "used": snapshot.used,
+    }
+
+
+def _break_partially(payload: dict) -> None:
+    """Null the first nested field we can find and report it, as GitHub does on a timeout."""
+    data = payload.get("data") or {}
+    path: list = []
+    for key, value in data.items():
+        if isinstance(value, dict) and key != "rateLimit":
+            nodes = value.get("nodes")
+            if nodes and isinstance(nodes[0], dict) and nodes[0].get("files") is not None:
+                nodes[0]["files"] = None
+                path = [key, "nodes", 0, "files"]
+            elif key in data:
+                data[key] = None
+                path = [key]
+            break
+    payload.setdefault("errors", []).append({"message": PARTIAL_MESSAGE, "path": path})
+
+
+def _handler_for(emulator: Emulator) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        server_version = "GitHub.com"
+        sys_version = ""
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *_args) -> None:  # keep test output quiet
+            pass
+
+        def do_GET(self) -> None:
+            self._send(404, {}, {"message": "Not Found", "documentation_url": DOCS})
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("content-length") or 0)
+            body = self.rfile.read(length)
+            entry = {"path": self.path, "body": body, "fault": None, "status": None}
+            emulator.record(entry)
+            if self.path.split("?")[0] not in PATHS:
+                return self._send(404, {}, {"message": "Not Found", "documentation_url": DOCS})
+            fault = emulator.faults.next_fault()
+            entry["fault"] = fault
+            if fault is Fault.UNAUTHORIZED or not self._authorised():
+                return self._send(
+                    401, {}, {"message": "Bad credentials", "documentation_url": DOCS}
+                )
+            if fault is Fault.RESET:
+                return self._reset()
+            if fault is Fault.TIMEOUT:
+                time.sleep(emulator.faults.delay_seconds)
+            early = _transport_fault(fault, emulator.faults.retry_after_seconds)
+            if early is not None:
+                return self._send(*early)
+            status, headers, payload = emulator.answer(body, fault)
+            entry["status"] = status
+            self._send(status, headers, payload)
+
+        def _authorised(self) -> bool:
+            given = self.headers.get("authorization") or ""
+            scheme, _, token = given.partition(" ")
+            if emulator.token is None:
+                return not given or (scheme.lower() in ("bearer", "token") and bool(token))
+            return scheme.lower() in ("bearer", "token") and token == emulator.token
+
+        def _reset(self) -> None:
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.close_connection = True
+            self.connection.close()
+
+        def finish(self) -> None:
+            with contextlib.suppress(OSError):  # after a reset there is nothing to flush
+                super().finish()
+
+        def _send(self, status: int, headers: dict, payload: Any) -> None:
+            if isinstance(payload, bytes):
+                data, kind = payload, "text/html; charset=utf-8"
+            else:
+                data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+                kind = "application/json; charset=utf-8"
+            with contextlib.suppress(OSError):  # the client may have timed out and gone
+                self._write(status, headers, data, kind)
+
+        def _write(self, status: int, headers: dict, data: bytes, kind: str) -> None:
+            self.send_response(status)
+            self.send_header("content-type", kind)
+            self.send_header("content-length", str(len(data)))
+            self.send_header("x-github-request-id", uuid.uuid4().hex[:16].upper())
+            for name, value in headers.items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
+
+    return Handler
+
+
+def _transport_fault(fault: Fault | None, retry_after: int) -> tuple[int, dict, Any] | None:
+    secondary = {"message": SECONDARY, "documentation_url": f"{DOCS}/overview/rate-limits"}
+    return {
+        Fault.BAD_GATEWAY_JSON: (502, {}, {"message": "Server Error", "documentation_url": DOCS}),
+        Fault.BAD_GATEWAY_HTML: (502, {}, HTML_502),
+        Fault.GATEWAY_TIMEOUT: (504, {}, HTML_504),
+        Fault.SECONDARY_403: (403, {}, secondary),
+        Fault.SECONDARY_403_RETRY_AFTER: (403, {"retry-after": str(retry_after)}, secondary),
+        Fault.SECONDARY_429: (429, {"retry-after": str(retry_after)}, secondary),
+    }.get(fault)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`prweekly emulator --dataset FILE [--port N]`: serve until interrupted."""
+    parser = argparse.ArgumentParser(
+        prog="prweekly emulator",
+        description="Serve GitHub's GraphQL API on loopback from datasets of PullRequest nodes.",
+    )
+    parser.add_argument(
+        "--dataset",
+        action="append",
+        required=True,
+        type=Path,
+        help="JSON lines (optionally gzip) of PullRequest nodes; repeatable",
+    )
+    parser.add_argument("--port", type=int, default=8787, help="0 picks a free port")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--token", help="accept only this token (default: any or none)")
+    parser.add_argument(
+        "--fault",
+        action="append",
+        default=[],
+        metavar="KIND=P",
+        help="fail each request with KIND at probability P; repeatable",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed for random faults")
+    args = parser.parse_args(argv)
+    for path in args.dataset:
+        if not path.is_file():
+            parser.error(f"dataset file {path} does not exist")
+    try:
+        faults = [parse_fault_spec(spec) for spec in args.fault]
+        emulator = Emulator(
+            args.dataset, host=args.host, port=args.port, token=args.token, seed=args.seed
+        )
+    except (ValueError, OSError) as exc:
+        parser.error(str(exc))
+    for fault, probability in faults:
+        emulator.faults.fail_randomly(fault, probability)
+    repos = ", ".join(sorted(p.name_with_owner for p in emulator.dataset.repos.values()))
+    print(f"GitHub GraphQL emulator: {len(emulator.dataset)} pull requests of {repos}", flush=True)
+    print(f"GITHUB_GRAPHQL_URL={emulator.url}", flush=True)
+    try:
+        emulator.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        emulator._server.server_close()
+    return 0

@@ -1,0 +1,31 @@
+"""Why the `github` source stopped, each as one line a user can act on.
+
+No message carries the token or request headers; exceptions are raised `from None` so an httpx
+error (which holds the request) is never chained into a traceback.
+"""
+
+from __future__ import annotations
+
+
+class GitHubError(RuntimeError):
+    """The GitHub source could not deliver a complete, trustworthy answer."""
+
+
+class GitHubAuthError(GitHubError):
+    """Missing, invalid or unusable GITHUB_TOKEN; retrying cannot help."""
+
+
+class GitHubNotFoundError(GitHubError):
+    """The repository (or a pull request in it) does not exist or the token cannot see it."""
+
+
+class GitHubWaitCeilingError(GitHubError):
+    """Waiting for GitHub would pass the configured ceiling for one partition."""
+
+
+class GitHubResponseError(GitHubError):
+    """GitHub answered with errors or something unexpected; nothing of it is kept."""
+
+
+class GitHubUnavailableError(GitHubError):
+    """GitHub kept failing (5xx, timeouts, resets) after every retry."""

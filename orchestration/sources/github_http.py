@@ -1,0 +1,276 @@
+"""One GraphQL request at a time to GitHub, surviving the ways GitHub really fails.
+
+- 5xx (JSON or HTML bodies), timeouts and connection resets: retried with exponential backoff
+  and jitter; after a timeout the caller's `first` is halved, since GitHub times out on heavy
+  pages.
+- Primary rate limit (`RATE_LIMITED` / `RATE_LIMIT` errors, or a budget at 0): wait until the
+  reset GitHub announces.
+- Secondary rate limits (403/429, or a message saying so): honour `retry-after`, else wait at
+  least 60 s, doubling on each repeat.
+- 401: fail at once naming GITHUB_TOKEN. NOT_FOUND: fail naming what was not found.
+- Any other `errors` entry, with or without partial `data`: fail; nothing partial is returned.
+- Every wait counts against a ceiling per partition; a wait that would pass it fails at once.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Callable
+from datetime import UTC, datetime
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+import httpx
+
+from orchestration.sources.github_errors import (
+    GitHubAuthError,
+    GitHubNotFoundError,
+    GitHubResponseError,
+    GitHubUnavailableError,
+    GitHubWaitCeilingError,
+)
+
+MAX_ATTEMPTS = 8  # per request, for failures that are not rate limits
+MAX_LIMITED = 30  # per request, for rate-limit answers (the wait ceiling usually stops first)
+BACKOFF_BASE = 1.0
+BACKOFF_CAP = 60.0
+SECONDARY_MIN_WAIT = 60.0
+MIN_PAGE = 5
+RATE_LIMIT_TYPES = {"RATE_LIMITED", "RATE_LIMIT"}
+_log = logging.getLogger("prweekly.github")
+
+
+def user_agent() -> str:
+    try:
+        return f"prweekly/{version('prweekly')}"
+    except PackageNotFoundError:
+        return "prweekly"
+
+
+def _epoch_to_iso(epoch: float) -> str:
+    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class GraphQLClient:
+    def __init__(
+        self,
+        url: str,
+        token: str | None,
+        *,
+        sleep: Callable[[float], None],
+        clock: Callable[[], float],
+        transport: httpx.BaseTransport | None = None,
+        log: Callable[[str], None] | None = None,
+        timeout: float = 30.0,
+        max_wait_seconds: float = 900.0,
+        seed: int | None = None,
+    ) -> None:
+        self.url = url
+        self._token = token or ""
+        self._sleep = sleep
+        self._clock = clock
+        self._log = log or _log.info
+        self._rng = random.Random(seed)
+        self.max_wait_seconds = max_wait_seconds
+        headers = {"user-agent": user_agent(), "accept": "application/json"}
+        if token:
+            headers["authorization"] = f"bearer {token}"
+        self._http = httpx.Client(
+            transport=transport,
+            headers=headers,
+            timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
+            follow_redirects=False,
+        )
+        self.requests = 0
+        self.points = 0
+        self.remaining: int | None = None
+        self.reset_at: float | None = None
+        self.waited = 0.0
+        self.retries = 0
+        self._waited_partition = 0.0
+
+    def begin_partition(self) -> None:
+        """Start a new waiting allowance (the ceiling is per partition)."""
+        self._waited_partition = 0.0
+
+    def close(self) -> None:
+        self._http.close()
+
+    def query(self, document: str, variables: dict[str, Any]) -> dict:
+        """`data` of a fully successful answer. May halve `variables['first']` after timeouts."""
+        failures = limited = secondary = 0
+        last_problem = ""
+        while True:
+            self._wait_for_budget()
+            problem = None
+            try:
+                self.requests += 1
+                response = self._http.post(
+                    self.url, json={"query": document, "variables": variables}
+                )
+            except httpx.TimeoutException:
+                problem = "timed out"
+                self._shrink(variables)
+            except httpx.TransportError as exc:
+                problem = f"connection failed ({type(exc).__name__})"
+            if problem is None:
+                self._note_headers(response)
+                outcome = self._judge(response)
+                if isinstance(outcome, dict):
+                    return outcome
+                kind, problem, wait = outcome
+                if kind == "primary":
+                    limited += 1
+                    self._give_up_if(limited > MAX_LIMITED, problem)
+                    self.retries += 1
+                    self._wait(wait, f"GitHub rate limit reached ({problem})")
+                    continue
+                if kind == "secondary":
+                    limited += 1
+                    self._give_up_if(limited > MAX_LIMITED, problem)
+                    self.retries += 1
+                    backoff = SECONDARY_MIN_WAIT * 2**secondary * self._rng.uniform(1.0, 1.25)
+                    secondary += 1
+                    self._wait(wait if wait is not None else backoff, f"GitHub {problem}")
+                    continue
+            failures += 1
+            last_problem = problem
+            if failures >= MAX_ATTEMPTS:
+                raise GitHubUnavailableError(
+                    f"GitHub GraphQL at {self.url} kept failing: {failures} attempts, "
+                    f"the last {last_problem}; try again later"
+                )
+            self.retries += 1
+            base = min(BACKOFF_CAP, BACKOFF_BASE * 2 ** (failures - 1))
+            self._wait(base * self._rng.uniform(0.5, 1.0), f"GitHub request {problem}; retrying")
+
+    def _judge(self, response: httpx.Response) -> dict | tuple[str, str, float | None]:
+        """The answer's data, or (kind, description, wait) for something to retry."""
+        status = response.status_code
+        body = self._json(response)
+        message = (
+            self._redact(str((body or {}).get("message") or "")) if isinstance(body, dict) else ""
+        )
+        if status == 401:
+            raise GitHubAuthError(
+                f"GitHub rejected GITHUB_TOKEN (401 {message or 'Bad credentials'}); "
+                "set GITHUB_TOKEN to a valid token that can read the repository"
+            )
+        if status in (403, 429) and response.headers.get("x-ratelimit-remaining") == "0":
+            return "primary", f"HTTP {status} with no budget left", self._until_reset(response)
+        if status in (403, 429):
+            reason = "secondary rate limit" if "secondary" in message.lower() else f"HTTP {status}"
+            return "secondary", f"{reason}", self._retry_after(response)
+        if status >= 500:
+            return "transient", f"answered HTTP {status}", None
+        if status != 200:
+            raise GitHubResponseError(
+                f"GitHub GraphQL at {self.url} answered HTTP {status} {message}".rstrip()
+                + "; check GITHUB_GRAPHQL_URL"
+            )
+        if not isinstance(body, dict):
+            return "transient", "answered 200 without JSON", None
+        errors = body.get("errors") or []
+        if errors:
+            return self._judge_errors(errors, response)
+        data = body.get("data")
+        if not isinstance(data, dict):
+            raise GitHubResponseError("GitHub answered without data or errors")
+        self._note_rate_limit(data.get("rateLimit"))
+        return data
+
+    def _judge_errors(
+        self, errors: list, response: httpx.Response
+    ) -> tuple[str, str, float | None]:
+        types = {str(e.get("type")) for e in errors if isinstance(e, dict)}
+        messages = [self._redact(str(e.get("message", ""))) for e in errors if isinstance(e, dict)]
+        if types & RATE_LIMIT_TYPES:
+            return "primary", next(iter(types & RATE_LIMIT_TYPES)), self._until_reset(response)
+        if any("secondary rate limit" in m.lower() for m in messages):
+            return "secondary", "secondary rate limit", self._retry_after(response)
+        if "NOT_FOUND" in types or any("cannot be searched" in m for m in messages):
+            raise GitHubNotFoundError(messages[0] if messages else "not found")
+        first = errors[0] if isinstance(errors[0], dict) else {}
+        path = ".".join(str(p) for p in first.get("path") or [])
+        raise GitHubResponseError(
+            f"GitHub answered with {len(errors)} error(s), partial data discarded: "
+            f"{messages[0] if messages else 'unknown error'}"
+            + (f" (type {first['type']})" if first.get("type") else "")
+            + (f" at {path}" if path else "")
+        )
+
+    def _json(self, response: httpx.Response) -> Any:
+        try:
+            return response.json()
+        except ValueError:
+            return None
+
+    def _redact(self, text: str) -> str:
+        return text.replace(self._token, "***") if self._token else text
+
+    def _note_headers(self, response: httpx.Response) -> None:
+        remaining = response.headers.get("x-ratelimit-remaining")
+        reset = response.headers.get("x-ratelimit-reset")
+        if remaining is not None and remaining.isdigit():
+            self.remaining = int(remaining)
+        if reset is not None and reset.isdigit():
+            self.reset_at = float(reset)
+
+    def _note_rate_limit(self, rate: Any) -> None:
+        if not isinstance(rate, dict):
+            return
+        self.points += int(rate.get("cost") or 0)
+        if isinstance(rate.get("remaining"), int):
+            self.remaining = rate["remaining"]
+        if rate.get("resetAt"):
+            reset = datetime.fromisoformat(str(rate["resetAt"]).replace("Z", "+00:00"))
+            self.reset_at = reset.timestamp()
+
+    def _retry_after(self, response: httpx.Response) -> float | None:
+        value = response.headers.get("retry-after", "")
+        try:
+            return max(0.0, float(value))
+        except ValueError:
+            return None
+
+    def _until_reset(self, response: httpx.Response) -> float:
+        self._note_headers(response)
+        if self.reset_at is None:
+            return SECONDARY_MIN_WAIT
+        return max(1.0, self.reset_at - self._clock() + 1.0)
+
+    def _wait_for_budget(self) -> None:
+        """A budget already at 0 would only earn a RATE_LIMITED answer: wait for the reset."""
+        if self.remaining == 0 and self.reset_at is not None:
+            wait = self.reset_at - self._clock() + 1.0
+            if wait > 0:
+                self._wait(wait, "GitHub rate limit budget is spent")
+            self.remaining = None
+
+    def _wait(self, seconds: float, reason: str) -> None:
+        if self._waited_partition + seconds > self.max_wait_seconds:
+            raise GitHubWaitCeilingError(
+                f"{reason}: waiting {seconds:.0f} s more would pass the ceiling of "
+                f"{self.max_wait_seconds:.0f} s per partition (max_wait_seconds); "
+                "run again later"
+            )
+        until = ""
+        if self.reset_at is not None and "rate limit" in reason and "secondary" not in reason:
+            until = f" until {_epoch_to_iso(self.reset_at)}"
+        self._log(f"{reason}: waiting {seconds:.1f} s{until}")
+        self._sleep(seconds)
+        self._waited_partition += seconds
+        self.waited += seconds
+
+    def _shrink(self, variables: dict[str, Any]) -> None:
+        first = variables.get("first")
+        if isinstance(first, int) and first > MIN_PAGE:
+            variables["first"] = max(MIN_PAGE, first // 2)
+            self._log(f"GitHub timed out; asking for {variables['first']} per page from now on")
+
+    def _give_up_if(self, condition: bool, problem: str) -> None:
+        if condition:
+            raise GitHubUnavailableError(
+                f"GitHub kept answering '{problem}' after {MAX_LIMITED} waits; try again later"
+            )
