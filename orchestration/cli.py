@@ -10,7 +10,14 @@ import sys
 from datetime import date
 from pathlib import Path
 
-from orchestration.config import PROJECT_DIR, UsageError, load_settings, repo_slug, validate_repo
+from orchestration.config import (
+    PROJECT_DIR,
+    Settings,
+    UsageError,
+    load_settings,
+    repo_slug,
+    validate_repo,
+)
 from orchestration.weeks import check_week_ended, iso_label, parse_week, weeks_between
 
 SAMPLE_DATASET = PROJECT_DIR / "orchestration" / "sample" / "acme__rocket.jsonl"
@@ -133,8 +140,7 @@ def build(repo: str, first: date, last: date, source: str | None) -> list[Path]:
         check_week_ended(week)
     settings = load_settings()
     source = source or settings.source
-    if source.startswith("file:") and not Path(source.removeprefix("file:")).is_file():
-        raise UsageError(f"dataset file {source.removeprefix('file:')} does not exist")
+    _check_source(source, settings)
     label = iso_label(first) if first == last else f"{iso_label(first)}..{iso_label(last)}"
     print(f"prweekly: building {repo} {label} ({len(weeks)} week(s)) from {source}", flush=True)
     print(f"  home: {settings.home}", flush=True)
@@ -143,6 +149,18 @@ def build(repo: str, first: date, last: date, source: str | None) -> list[Path]:
         print(f"  registered {repo} in {settings.home / 'repositories.yml'}", flush=True)
     dagster_run.run_weekly_job(settings, repo, first, last, source)
     return _report_paths(repo, weeks)
+
+
+def _check_source(source: str, settings: Settings) -> None:
+    """Fail before Dagster starts when the source cannot work at all (no file, no token)."""
+    from orchestration.sources import open_source
+
+    if source.startswith("file:") and not Path(source.removeprefix("file:")).is_file():
+        raise UsageError(f"dataset file {source.removeprefix('file:')} does not exist")
+    opened = open_source(source, settings)  # the github source checks its URL and token here
+    close = getattr(opened, "close", None)
+    if close:
+        close()
 
 
 def run_sql(query: str, output_format: str) -> None:
@@ -230,9 +248,14 @@ def manage_repositories(args: argparse.Namespace) -> None:
 
 
 def demo() -> list[Path]:
-    """Build every week of the bundled sample repository offline."""
+    """Build every week of the sample repository offline, through the GitHub emulator."""
+    from orchestration.emulator import Emulator
+
     first, last = date(2026, 6, 29), date(2026, 7, 20)
-    return build(SAMPLE_REPO, first, last, f"file:{SAMPLE_DATASET}")
+    with Emulator(SAMPLE_DATASET) as emulator:
+        print(f"prweekly: GitHub emulator serving {SAMPLE_DATASET.name} at {emulator.url}")
+        os.environ["GITHUB_GRAPHQL_URL"] = emulator.url
+        return build(SAMPLE_REPO, first, last, "github")
 
 
 def ui() -> int:

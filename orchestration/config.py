@@ -42,6 +42,7 @@ class Settings:
     source: str
     github_token: str | None
     graphql_url: str
+    max_wait_seconds: float = 900.0
 
     @property
     def warehouse_path(self) -> Path:
@@ -68,4 +69,15 @@ def load_settings() -> Settings:
         source=os.environ.get("PRWEEKLY_SOURCE") or "github",
         github_token=os.environ.get("GITHUB_TOKEN") or None,
         graphql_url=os.environ.get("GITHUB_GRAPHQL_URL") or DEFAULT_GRAPHQL_URL,
+        max_wait_seconds=_float_env("PRWEEKLY_MAX_WAIT_SECONDS", 900.0),
     )
+
+
+def _float_env(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    if not raw:
+        return default
+    try:
+        return float(raw)
+    except ValueError:
+        raise UsageError(f"{name}={raw!r} is not a number of seconds") from None

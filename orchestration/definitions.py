@@ -21,7 +21,8 @@ model_assets = build_model_assets(project)
 
 weekly_job = dg.define_asset_job(
     "weekly_report_job",
-    selection=dg.AssetSelection.assets(raw_pull_requests, *model_assets, weekly_report),
+    selection=dg.AssetSelection.assets(raw_pull_requests, *model_assets, weekly_report)
+    - dg.AssetSelection.checks(last_week_reported),
     partitions_def=weekly_partitions,
     description="Extract, model and report the selected repositories and weeks.",
 )

@@ -22,7 +22,7 @@ def raw_pull_requests(
     context: dg.AssetExecutionContext, prweekly: PrweeklyResource
 ) -> dg.MaterializeResult:
     settings = prweekly.settings()
-    source = open_source(settings.source, settings)
+    source = open_source(settings.source, settings, log=context.log.info)
     total = 0
     weeks_written = 0
     for scope in scopes_of(context):

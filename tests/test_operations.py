@@ -200,17 +200,22 @@ def test_sql_waits_for_a_writer_then_answers(home: Path) -> None:
         while "busy" not in waiting and time.monotonic() < deadline:
             time.sleep(0.2)
             assert query.poll() is None, query.communicate()
-            waiting = _peek(query.stderr)
+            waiting += _peek(query.stderr)
         assert "the warehouse is busy" in waiting
         assert query.poll() is None
+    os.set_blocking(query.stderr.fileno(), True)
     out, err = query.communicate(timeout=60)
     assert query.returncode == 0, err
     assert json.loads(out) == [{"prs": 10}]
 
 
 def _peek(stream) -> str:
+    """What a child process has written so far, without waiting for more."""
     os.set_blocking(stream.fileno(), False)
-    return stream.read() or ""
+    try:
+        return os.read(stream.fileno(), 65536).decode()
+    except BlockingIOError:
+        return ""
 
 
 def test_sql_formats_files_and_plain_duckdb_readers(home: Path, tmp_path: Path, capsys):

@@ -6,7 +6,7 @@ raw lake is identical whichever one ran.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Protocol
@@ -28,7 +28,9 @@ class PullRequestSource(Protocol):
         ...
 
 
-def open_source(spec: str, settings: Settings) -> PullRequestSource:
+def open_source(
+    spec: str, settings: Settings, log: Callable[[str], None] | None = None
+) -> PullRequestSource:
     """Build the source named by `--source` / `PRWEEKLY_SOURCE`: `github` or `file:PATH`."""
     if spec.startswith("file:"):
         from orchestration.sources.file import FileSource
@@ -38,5 +40,10 @@ def open_source(spec: str, settings: Settings) -> PullRequestSource:
     if spec == "github":
         from orchestration.sources.github import GitHubSource
 
-        return GitHubSource(url=settings.graphql_url, token=settings.github_token)
+        return GitHubSource(
+            url=settings.graphql_url,
+            token=settings.github_token,
+            max_wait_seconds=settings.max_wait_seconds,
+            log=log,
+        )
     raise UsageError(f"unknown source {spec!r}: use 'github' or 'file:PATH' (a JSONL file)")

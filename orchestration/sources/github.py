@@ -112,7 +112,7 @@ class GitHubSource:
         owner, name = validate_repo(repo).split("/")
         if start.tzinfo is None or end.tzinfo is None or not start < end:
             raise ValueError(f"window {start}..{end} must be timezone-aware with start < end")
-        self._client.begin_partition()
+        self._client.begin_partition(partitions=-(-(end - start).days // 7))
         found: dict[int, dict] = {}
         try:
             self._collect(owner, name, start, end, found)

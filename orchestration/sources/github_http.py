@@ -89,10 +89,12 @@ class GraphQLClient:
         self.waited = 0.0
         self.retries = 0
         self._waited_partition = 0.0
+        self._partitions = 1
 
-    def begin_partition(self) -> None:
-        """Start a new waiting allowance (the ceiling is per partition)."""
+    def begin_partition(self, partitions: int = 1) -> None:
+        """Start a new waiting allowance: the ceiling is per partition (week) fetched."""
         self._waited_partition = 0.0
+        self._partitions = max(1, partitions)
 
     def close(self) -> None:
         self._http.close()
@@ -249,10 +251,11 @@ class GraphQLClient:
             self.remaining = None
 
     def _wait(self, seconds: float, reason: str) -> None:
-        if self._waited_partition + seconds > self.max_wait_seconds:
+        ceiling = self.max_wait_seconds * self._partitions
+        if self._waited_partition + seconds > ceiling:
             raise GitHubWaitCeilingError(
                 f"{reason}: waiting {seconds:.0f} s more would pass the ceiling of "
-                f"{self.max_wait_seconds:.0f} s per partition (max_wait_seconds); "
+                f"{self.max_wait_seconds:.0f} s per week fetched (PRWEEKLY_MAX_WAIT_SECONDS); "
                 "run again later"
             )
         until = ""
