@@ -142,7 +142,8 @@ def _paragraphs(body: str) -> list[tuple[str, list[str]]]:
             prose = _TYPE_PREFIX.sub("", _inline(" ".join(lead)), count=1)
             # a lead-in ("Needs these PRs:") whose own list was only links says nothing
             orphan = prose.endswith(":") and had_list and not items
-            if len(prose.split()) >= 3 and not orphan:
+            lead_in = prose.endswith(":") and bool(items)
+            if (len(prose.split()) >= 3 or lead_in) and not orphan:
                 out.append(("prose", [prose]))
         if items:
             out.append(("list", items))
