@@ -1,11 +1,15 @@
-"""The `weekly_report` asset: one Markdown report per language, repository and week."""
+"""The `weekly_report` asset: Markdown and HTML per language, and the area chart, per week."""
+
+from datetime import date
+from pathlib import Path
 
 import dagster as dg
+import duckdb
 
 from orchestration.config import repo_slug
 from orchestration.partitions import scopes_of, weekly_partitions
 from orchestration.report.queries import load_week
-from orchestration.report.render import LANGUAGES, render_markdown, write_atomic
+from orchestration.report.render import chart_name, render_week, write_atomic
 from orchestration.resources import PrweeklyResource
 from orchestration.warehouse import connect
 from orchestration.weeks import weeks_between
@@ -18,40 +22,59 @@ MART_DEPENDENCIES = [
 ]
 
 
+def write_week(
+    conn: duckdb.DuckDBPyConnection, reports_dir: Path, repo: str, week: date
+) -> dict[str, tuple[Path, int, str]]:
+    """Render one week and write its files; {file name: (path, bytes, text)}."""
+    folder = reports_dir / repo_slug(repo)
+    files = render_week(load_week(conn, repo, week))
+    if chart_name(week) not in files:  # an empty week has no chart: drop one left from before
+        (folder / chart_name(week)).unlink(missing_ok=True)
+    written = {}
+    for name, text in files.items():
+        path = folder / name
+        written[name] = (path, write_atomic(path, text), text)
+    return written
+
+
 @dg.asset(
     deps=MART_DEPENDENCIES,
     partitions_def=weekly_partitions,
     backfill_policy=dg.BackfillPolicy.single_run(),
     group_name="report",
-    kinds={"markdown"},
-    description="The week's report in Chinese and English, under $PRWEEKLY_HOME/reports/.",
+    kinds={"markdown", "html"},
+    description="The week's report in Chinese and English, as Markdown and self-contained HTML, "
+    "with an SVG chart of area activity, under $PRWEEKLY_HOME/reports/.",
 )
 def weekly_report(
     context: dg.AssetExecutionContext, prweekly: PrweeklyResource
 ) -> dg.MaterializeResult:
     settings = prweekly.settings()
-    written: list[tuple[str, int]] = []
-    last_markdown: dict[str, str] = {}
+    written: list[tuple[Path, int]] = []
+    last: dict[str, str] = {}
     with connect(settings.warehouse_path, read_only=True, on_wait=context.log.info) as conn:
-        (threshold,) = conn.execute(
-            "select weight from seeds.importance_weights where factor = 'key_threshold'"
-        ).fetchone()
         for scope in scopes_of(context):
             for week in weeks_between(scope.start_week, scope.end_week):
-                facts = load_week(conn, scope.repo, week)
-                for lang in LANGUAGES:
-                    markdown = render_markdown(facts, lang, threshold)
-                    path = settings.reports_dir / repo_slug(scope.repo) / f"{week}.{lang}.md"
-                    written.append((str(path), write_atomic(path, markdown)))
-                    last_markdown[lang] = markdown
+                week_files = write_week(conn, settings.reports_dir, scope.repo, week)
+                for name, (path, size, text) in week_files.items():
+                    written.append((path, size))
+                    for lang in ("en", "zh"):
+                        if name.endswith(f".{lang}.md"):
+                            last[lang] = text
     context.log.info(f"wrote {len(written)} report file(s)")
+    table = "\n".join(
+        ["| file | bytes |", "| :--- | ---: |"]
+        + [f"| `{path}` | {size:,} |" for path, size in written]
+    )
+    html = [path for path, _ in written if path.suffix == ".html"]
     return dg.MaterializeResult(
         metadata={
-            "files": dg.MetadataValue.md(
-                "\n".join(f"- `{path}` ({size:,} bytes)" for path, size in written)
-            ),
-            "report_en": dg.MetadataValue.md(last_markdown.get("en", "")),
-            "report_zh": dg.MetadataValue.md(last_markdown.get("zh", "")),
-            "path": dg.MetadataValue.path(written[-1][0]) if written else "",
+            "files": dg.MetadataValue.md(table),
+            "file_count": len(written),
+            "total_bytes": sum(size for _, size in written),
+            "report_en": dg.MetadataValue.md(last.get("en", "")),
+            "report_zh": dg.MetadataValue.md(last.get("zh", "")),
+            "path": dg.MetadataValue.path(str(written[-1][0])) if written else "",
+            "html": dg.MetadataValue.path(str(html[-1])) if html else "",
         }
     )

@@ -7,8 +7,10 @@ from datetime import date, timedelta
 
 import duckdb
 
+from orchestration.report.text import MAX_BODY_CHARS, what_it_does
+
 HISTORY_WEEKS = 12
-TRAILING_WEEKS = 4
+DEFAULT_TRAILING_WEEKS = 4
 
 
 @dataclass
@@ -19,8 +21,14 @@ class WeekFacts:
     prs: list[dict]
     risks: list[dict]
     trends: list[dict]
-    history: list[dict] = field(default_factory=list)
+    key_threshold: float = 5.0
+    trailing_weeks: int = DEFAULT_TRAILING_WEEKS
+    # (week_start, merged_prs, {primary_area: prs}) for the weeks of the chart, oldest first
+    history: list[tuple[date, int, dict[str, int]]] = field(default_factory=list)
     trailing_avg_prs: float | None = None
+    volume_trend: str | None = None
+    weights: dict[str, float] = field(default_factory=dict)
+    thresholds: dict[str, float] = field(default_factory=dict)
 
     @property
     def week_end(self) -> date:
@@ -31,21 +39,53 @@ class WeekFacts:
         return [p for p in self.prs if p["is_key"]]
 
 
-def _rows(conn: duckdb.DuckDBPyConnection, sql: str, params: list) -> list[dict]:
-    cursor = conn.execute(sql, params)
+FACTOR_ORDER = ("size", "breadth", "type", "breaking")
+
+
+def _factor_order(column: str) -> tuple[int, str]:
+    name = column.removeprefix("importance_")
+    return (FACTOR_ORDER.index(name) if name in FACTOR_ORDER else len(FACTOR_ORDER), name)
+
+
+def _rows(conn: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> list[dict]:
+    cursor = conn.execute(sql, params or [])
     names = [d[0] for d in cursor.description]
     return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
 
+def _bodies(conn: duckdb.DuckDBPyConnection, repo: str, week_start: date) -> dict[int, str]:
+    """Raw descriptions from staging; {} when staging cannot be read (the lake moved)."""
+    try:
+        rows = conn.execute(
+            "select number, left(body, ?) from staging.stg_pull_requests "
+            "where repo = ? and week_start = ?",
+            [MAX_BODY_CHARS, repo, week_start],
+        ).fetchall()
+    except duckdb.Error:
+        return {}
+    return {number: body for number, body in rows}
+
+
+def _seed(conn: duckdb.DuckDBPyConnection, table: str, key: str, value: str) -> dict:
+    try:
+        return dict(conn.execute(f"select {key}, {value} from seeds.{table}").fetchall())
+    except duckdb.Error:
+        return {}
+
+
 def load_week(conn: duckdb.DuckDBPyConnection, repo: str, week_start: date) -> WeekFacts:
+    weights = {
+        k: float(v) for k, v in _seed(conn, "importance_weights", "factor", "weight").items()
+    }
+    thresholds = {k: float(v) for k, v in _seed(conn, "thresholds", "name", "value").items()}
+    threshold = weights.get("key_threshold", 5.0)
+    trailing_weeks = int(thresholds.get("trailing_weeks", DEFAULT_TRAILING_WEEKS))
+
     summary = _rows(
         conn,
         "select * from marts.fct_weekly_summary where repo = ? and week_start = ?",
         [repo, week_start],
     )
-    (threshold,) = conn.execute(
-        "select weight from seeds.importance_weights where factor = 'key_threshold'"
-    ).fetchone()
     prs = _rows(
         conn,
         """
@@ -56,51 +96,83 @@ def load_week(conn: duckdb.DuckDBPyConnection, repo: str, week_start: date) -> W
         """,
         [threshold, repo, week_start],
     )
+    bodies = _bodies(conn, repo, week_start)
+    for rank, pr in enumerate(prs, start=1):
+        pr["rank"] = rank
+        pr["what"] = what_it_does(bodies.get(pr["number"])) or what_it_does(pr.get("summary"))
+        pr["factors"] = {
+            name.removeprefix("importance_"): float(value or 0)
+            for name, value in sorted(pr.items(), key=lambda kv: _factor_order(kv[0]))
+            if name.startswith("importance_")
+        }
     risks = _rows(
         conn,
         """
-        select r.risk_flag, r.number, r.reason, p.title, p.url, p.importance
+        select r.risk_flag, r.number, r.reason
         from marts.fct_weekly_risks r
-        join marts.fct_pull_requests p using (repo, number)
         where r.repo = ? and r.week_start = ?
-        order by r.risk_flag, p.importance desc, r.number
+        order by r.risk_flag, r.number
         """,
         [repo, week_start],
     )
     trends = _rows(
         conn,
         """
-        select area, pr_count, importance_sum, trailing_avg, trend
+        select *
         from marts.fct_weekly_area_trends
-        where repo = ? and week_start = ?
+        where repo = ? and week_start = ? and pr_count > 0
         order by pr_count desc, importance_sum desc, area
         """,
         [repo, week_start],
     )
-    history = _rows(
+    first = week_start - timedelta(weeks=HISTORY_WEEKS - 1)
+    weeks = _rows(
         conn,
         """
-        select week_start, area, pr_count
-        from marts.fct_weekly_area_trends
-        where repo = ? and week_start between ? and ? and pr_count > 0
-        order by week_start, area
+        select week_start, merged_prs from marts.fct_weekly_summary
+        where repo = ? and week_start between ? and ?
+        order by week_start
         """,
-        [repo, week_start - timedelta(weeks=HISTORY_WEEKS - 1), week_start],
+        [repo, first, week_start],
     )
-    (trailing,) = conn.execute(
+    per_area = conn.execute(
         """
-        select avg(merged_prs) from marts.fct_weekly_summary
-        where repo = ? and week_start >= ? and week_start < ?
+        select week_start, primary_area, count(*)
+        from marts.fct_pull_requests
+        where repo = ? and week_start between ? and ?
+        group by all
         """,
-        [repo, week_start - timedelta(weeks=TRAILING_WEEKS), week_start],
-    ).fetchone()
+        [repo, first, week_start],
+    ).fetchall()
+    areas_by_week: dict[date, dict[str, int]] = {}
+    for week, area, count in per_area:
+        areas_by_week.setdefault(week, {})[area] = count
+    history = [
+        (w["week_start"], w["merged_prs"], areas_by_week.get(w["week_start"], {})) for w in weeks
+    ]
+
+    row = summary[0] if summary else {"merged_prs": len(prs), "key_prs": 0}
+    trailing = row.get("trailing_avg_prs")
+    if trailing is None:
+        (trailing,) = conn.execute(
+            """
+            select avg(merged_prs) from marts.fct_weekly_summary
+            where repo = ? and week_start >= ? and week_start < ?
+            """,
+            [repo, week_start - timedelta(weeks=trailing_weeks), week_start],
+        ).fetchone()
     return WeekFacts(
         repo=repo,
         week_start=week_start,
-        summary=summary[0] if summary else {"merged_prs": 0, "key_prs": 0},
+        summary=row,
         prs=prs,
         risks=risks,
         trends=trends,
+        key_threshold=threshold,
+        trailing_weeks=trailing_weeks,
         history=history,
         trailing_avg_prs=None if trailing is None else float(trailing),
+        volume_trend=row.get("volume_trend"),
+        weights=weights,
+        thresholds=thresholds,
     )
