@@ -7,6 +7,7 @@ import os
 import dagster as dg
 
 from orchestration.config import Settings
+from orchestration.locks import file_lock
 
 # No Dagster pool limit here: DuckDB writers are serialised by the warehouse's lock file
 # (orchestration/warehouse.py), which the OS releases even when a process is killed, whereas
@@ -37,5 +38,16 @@ def prepare_dagster_home(settings: Settings) -> str:
 
 
 def get_instance(settings: Settings) -> dg.DagsterInstance:
+    """The persistent instance; its first creation is serialised between processes, since two
+    processes creating Dagster's SQLite tables at once make one of them fail."""
     prepare_dagster_home(settings)
-    return dg.DagsterInstance.get()
+    marker = settings.dagster_home / ".initialised"
+    if marker.exists():
+        return dg.DagsterInstance.get()
+    with file_lock(settings.dagster_home / ".init.lock"):
+        instance = dg.DagsterInstance.get()
+        instance.get_runs_count()  # creates the run storage's tables
+        instance.get_dynamic_partitions("repo")
+        instance.get_latest_materialization_event(dg.AssetKey("raw_pull_requests"))  # index db
+        marker.touch()
+    return instance

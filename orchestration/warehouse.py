@@ -7,42 +7,18 @@ finds a build writing says so once and waits, instead of failing on DuckDB's loc
 
 from __future__ import annotations
 
-import fcntl
-import os
 import sys
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
 
+from orchestration.locks import file_lock
+
 
 def _say(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
-
-
-@contextmanager
-def _file_lock(path: Path, exclusive: bool, on_wait: Callable[[str], None]) -> Iterator[None]:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    mode = fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH
-    try:
-        try:
-            fcntl.flock(fd, mode | fcntl.LOCK_NB)
-        except BlockingIOError:
-            started = time.monotonic()
-            on_wait(
-                "the warehouse is busy: another prweekly process is "
-                + ("using" if exclusive else "writing to")
-                + " it; waiting for it to finish..."
-            )
-            fcntl.flock(fd, mode)
-            on_wait(f"...got the warehouse after {time.monotonic() - started:.1f}s")
-        yield
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
 
 
 @contextmanager
@@ -55,7 +31,12 @@ def connect(
             f"no warehouse at {path} yet: run `prweekly build` first (or set PRWEEKLY_HOME)"
         )
     lock = path.with_name(path.name + ".lock")
-    with _file_lock(lock, exclusive=not read_only, on_wait=on_wait):
+    message = "the warehouse is busy: another prweekly process is " + (
+        "writing to it; waiting for it to finish..."
+        if read_only
+        else "using it; waiting for it to finish..."
+    )
+    with file_lock(lock, exclusive=not read_only, on_wait=on_wait, waiting_message=message):
         path.parent.mkdir(parents=True, exist_ok=True)
         conn = duckdb.connect(str(path), read_only=read_only)
         try:
