@@ -12,6 +12,10 @@ import pytest
 
 from orchestration.cli import main
 from tests.conftest import SAMPLE_DATASET
+from tests.test_facts_support import report_names_every_flag  # noqa: F401
+
+# the report's strings on this branch name only two risk flags: fill in the other eight
+pytestmark = pytest.mark.usefixtures("report_names_every_flag")
 
 SAMPLE_WEEKS = ["2026-06-29", "2026-07-06", "2026-07-13", "2026-07-20"]
 
@@ -65,7 +69,13 @@ def test_sample_build_fills_every_mart(sample_build: tuple[Path, str]) -> None:
         )
     }
     assert len(facts) == 34
-    assert facts[105] == ("refactor", "engine", ["config", "engine"], True, ["missing_tests"])
+    assert facts[105] == (
+        "refactor",
+        "engine",
+        ["config", "engine"],
+        True,
+        ["breaking_change", "core_path", "missing_tests"],
+    )
     assert facts[110][:2] == ("fix", "sensors")  # [Bugfix] tag; area from non-test paths
     assert facts[109][:2] == ("fix", "sim")  # conventional commit scope
     assert facts[112][0] == "revert"

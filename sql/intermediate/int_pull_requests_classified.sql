@@ -1,8 +1,12 @@
 {{ config(materialized='incremental') }}
 
--- Change type, areas and file signals for each merged pull request.
--- Change type signals, in order: labels, `Revert "..."`, the title's `type:` (after its
--- [modules]), bracket tags such as [Bugfix], what the changed paths are, then the first verb.
+-- Change type, areas, breaking and performance markers, file signals and the PR numbers a
+-- pull request names, for each merged pull request.
+--
+-- Change type, first signal that decides: a label (seeds/change_type_aliases.csv); a title
+-- that starts with `Revert`; the title's `type:` after its [modules] or a conventional commit
+-- `type(scope)!:`; a bracket tag such as [Bugfix]; the changed paths (docs, tests or CI only);
+-- the title's first word, then any word of it (seeds/title_verbs.csv); else `other`.
 with prs as (
     select * from {{ ref('stg_pull_requests') }}
     {% if is_incremental() %}
@@ -11,37 +15,38 @@ with prs as (
 ),
 
 files as (
-    select * from {{ ref('stg_pull_request_files') }}
+    select * from {{ ref('int_pull_request_files') }}
     {% if is_incremental() %}
     where repo = {{ var('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
     {% endif %}
 ),
 
+settings as (
+    select max(value) filter (where name = 'path_area_min_share') as path_area_min_share
+    from {{ ref('thresholds') }}
+),
+
+-- the seeds as lists and maps, so the rules below look words up in one step
 vocabulary as (
-    -- the seeds as lists and maps, so the title rules below can look words up in one step
     select
         (select map(list(lower(alias)), list(change_type)) from {{ ref('change_type_aliases') }}) as type_of_alias,
         (select list(lower(alias)) filter (where not is_area) from {{ ref('change_type_aliases') }}) as type_only_words,
-        (select map(list(lower(verb)), list(change_type)) from {{ ref('title_verbs') }}) as type_of_verb
+        (select map(list(lower(verb)), list(change_type)) from {{ ref('title_verbs') }}) as type_of_verb,
+        (select list(distinct lower(keyword)) from {{ ref('keywords') }} where signal = 'performance') as performance_words,
+        (select list(distinct lower(keyword)) from {{ ref('keywords') }} where signal = 'hardware') as hardware_words,
+        (select list(distinct lower(keyword)) from {{ ref('keywords') }} where signal = 'dependency') as dependency_words,
+        (select map(list(lower(alias)), list(coalesce(area, ''))) from {{ ref('area_aliases') }} where repo = '*') as area_of_alias
 ),
 
-file_paths as (
-    select
-        *,
-        regexp_matches(path, '(^|/)(tests?|testing|__tests__)/|(^|/)test_[^/]*$|_test\.[a-z]+$|\.(test|spec)\.[a-z]+$|(^|/)conftest\.py$') as is_test,
-        regexp_matches(path, '(^|/)docs?/|\.(md|rst|txt)$|(^|/)(README|CHANGELOG|LICENSE)[^/]*$') as is_doc,
-        regexp_matches(path, '^\.github/|^\.gitlab-ci|^\.ci/|(^|/)\.pre-commit|^\.circleci/|^\.buildkite/') as is_ci,
-        -- the package directory when the top level is the project's own package or `src`
-        case
-            when not contains(path, '/') then null
-            when split_part(path, '/', 1) in ('src', 'lib', 'pkg', 'test', 'tests', split_part(repo, '/', 2))
-                 and length(string_split(path, '/')) > 2
-                then split_part(path, '/', 2)
-            else split_part(path, '/', 1)
-        end as path_area
-    from files
+repo_area_aliases as (
+    select repo, map(list(lower(alias)), list(coalesce(area, ''))) as area_of_alias
+    from {{ ref('area_aliases') }}
+    where repo <> '*'
+    group by repo
 ),
 
+-- file signals per pull request; areas from the paths weigh changed lines, tests counting only
+-- when nothing else changed
 file_signals as (
     select
         repo,
@@ -50,18 +55,46 @@ file_signals as (
         bool_and(is_doc) as docs_only,
         bool_and(is_test) as tests_only,
         bool_and(is_ci) as ci_only,
-        coalesce(
-            arg_max(path_area, additions + deletions) filter (where path_area is not null and not is_test),
-            arg_max(path_area, additions + deletions) filter (where path_area is not null)
-        ) as largest_path_area
-    from file_paths
+        bool_or(not is_test) as has_non_test,
+        coalesce(sum(lines) filter (where is_code), 0) as code_lines,
+        min(path) filter (where change_type = 'ADDED' and is_code
+            and regexp_matches(path, '\.(py|pyx|go|rs|ts|tsx|js|jsx|java|kt|scala|c|cc|cpp|h|hpp|cu|cuh|rb|swift|cs|php|lua|jl)$')
+            and not regexp_matches(path, '(^|/)__init__\.py$')) as new_module_path,
+        list(path order by path) filter (where is_dependency) as dependency_paths,
+        min(path) filter (where hardware_word is not null) as hardware_path,
+        arg_min(hardware_word, path) filter (where hardware_word is not null) as hardware_path_word
+    from files
     group by repo, number
+),
+
+area_lines as (
+    select f.repo, f.number, f.area, sum(f.lines) as lines
+    from files f
+    join file_signals s using (repo, number)
+    where not f.is_test or not s.has_non_test
+    group by f.repo, f.number, f.area
+),
+
+path_areas as (
+    select
+        a.repo,
+        a.number,
+        first(a.area order by a.lines desc, a.area) as primary_path_area,
+        list(a.area order by a.area) filter (
+            where a.lines >= st.path_area_min_share * t.total_lines
+        ) as path_areas
+    from area_lines a
+    join (select repo, number, sum(lines) as total_lines from area_lines group by repo, number) t
+        using (repo, number)
+    cross join settings st
+    group by a.repo, a.number
 ),
 
 title_parts as (
     select
         *,
-        regexp_extract(title, '^\s*((\[[^\]]*\]\s*)+)', 1) as bracket_prefix
+        regexp_extract(title, '^\s*((\[[^\]]*\]\s*)+)', 1) as bracket_prefix,
+        list_transform(coalesce(labels, []), lambda l: lower(trim(l))) as label_names
     from prs
 ),
 
@@ -74,22 +107,22 @@ title_tokens as (
                     regexp_extract_all(bracket_prefix, '\[([^\]]*)\]', 1),
                     lambda t: string_split(t, ',')
                 )),
-                lambda t: lower(trim(t))
+                lambda t: regexp_replace(lower(trim(t)), '\s+', ' ', 'g')
             ),
-            lambda t: t <> '' and not regexp_matches(t, '^\d+\s*/\s*\w+$')
+            lambda t: t <> '' and not regexp_matches(t, '^[\d\s/.]+$|^\d+\s*/\s*\w+$')
         ) as tokens,
-        trim(substr(title, length(bracket_prefix) + 1)) as rest
+        regexp_replace(trim(substr(title, length(bracket_prefix) + 1)), '^[:：\-\s]+', '') as rest
     from title_parts
 ),
 
 title_fields as (
     select
         *,
-        lower(regexp_extract(rest, '^([A-Za-z]+)\s*(\(([^)]*)\))?\s*(!)?\s*:', 1)) as typed_word,
-        lower(regexp_extract(rest, '^([A-Za-z]+)\s*(\(([^)]*)\))?\s*(!)?\s*:', 3)) as typed_scope,
-        regexp_matches(rest, '^[A-Za-z]+\s*(\([^)]*\))?\s*!\s*:') as typed_bang,
-        lower(regexp_extract(rest, '^\(?([A-Za-z]+)', 1)) as first_word,
-        regexp_matches(title, '^\s*revert\b', 'i') as is_revert_title
+        lower(regexp_extract(rest, '^([A-Za-z][A-Za-z_/-]*( [A-Za-z][A-Za-z_-]*)?)\s*(\(([^)]*)\))?\s*(!)?\s*[:：]', 1)) as prefix_word,
+        lower(regexp_extract(rest, '^([A-Za-z][A-Za-z_/-]*( [A-Za-z][A-Za-z_-]*)?)\s*(\(([^)]*)\))?\s*(!)?\s*[:：]', 4)) as typed_scope,
+        regexp_matches(rest, '^[A-Za-z][A-Za-z_/-]*( [A-Za-z][A-Za-z_-]*)?\s*(\([^)]*\))?\s*!\s*[:：]') as typed_bang,
+        trim(regexp_replace(rest, '^([A-Za-z][A-Za-z_/-]*( [A-Za-z][A-Za-z_-]*)?)\s*(\(([^)]*)\))?\s*(!)?\s*[:：]', '')) as description,
+        regexp_split_to_array(lower(title), '[^a-z0-9]+') as title_words
     from title_tokens
 ),
 
@@ -97,30 +130,83 @@ typed as (
     select
         t.*,
         list_sort(list_filter(
-            list_transform(coalesce(t.labels, []), lambda l: v.type_of_alias[lower(l)]),
+            list_transform(t.label_names, lambda l: v.type_of_alias[regexp_replace(l, '^(type|kind)\s*[:/]\s*', '')]),
             lambda x: x is not null
         ))[1] as label_type,
-        v.type_of_alias[t.typed_word] as title_type,
+        -- `Revert "..."`, also after a type prefix such as `fix: Revert "..."`
+        regexp_matches(t.rest, '^revert\b', 'i')
+            or regexp_matches(t.description, '^revert\s*:?\s*["“]', 'i') as is_revert_title,
+        v.type_of_alias[t.prefix_word] as title_type,
         list_filter(
             list_transform(t.tokens, lambda x: v.type_of_alias[x]), lambda x: x is not null
         )[1] as tag_type,
-        v.type_of_verb[t.first_word] as verb_type,
-        list_contains(t.tokens, 'breaking') or t.typed_bang
-            or list_contains(list_transform(coalesce(t.labels, []), lambda l: lower(l)), 'breaking')
-            as is_breaking,
-        -- modules: bracket tokens that are not pure type words (when the title also has a
-        -- `type:`, every bracket token is a module), plus a conventional-commit scope
+        coalesce(
+            v.type_of_verb[lower(regexp_extract(t.description, '^\W*([A-Za-z]+)', 1))],
+            v.type_of_alias[lower(regexp_extract(t.description, '^\W*([A-Za-z]+)', 1))]
+        ) as verb_type,
         list_filter(
-            list_concat(
-                list_filter(t.tokens, lambda x:
-                    v.type_of_alias[t.typed_word] is not null
-                    or not list_contains(v.type_only_words, x)),
-                list_transform(string_split(coalesce(t.typed_scope, ''), ','), lambda s: trim(s))
-            ),
-            lambda x: x <> '' and x <> 'breaking'
-        ) as title_areas
+            list_transform(t.title_words, lambda w: v.type_of_verb[w]), lambda x: x is not null
+        )[1] as word_type,
+        list_filter(t.title_words, lambda w: list_contains(v.performance_words, w))[1] as performance_word,
+        list_filter(t.title_words, lambda w: list_contains(v.hardware_words, w))[1] as hardware_title_word,
+        list_filter(t.title_words, lambda w: list_contains(v.dependency_words, w))[1] as dependency_title_word,
+        case
+            when list_contains(t.tokens, 'breaking') then 'the title is tagged [BREAKING]'
+            when t.typed_bang then 'the title''s type carries `!`'
+            when t.prefix_word = 'breaking' then 'the title starts with `breaking:`'
+            when list_has_any(t.label_names, ['breaking', 'breaking change', 'breaking-change'])
+                then 'labelled breaking'
+            when regexp_matches(t.body, '(?m)^BREAKING[ -]CHANGE:') then 'the description has BREAKING CHANGE:'
+        end as breaking_reason,
+        -- modules: bracket tokens that are not pure type words (when the title also has a
+        -- `type:`, every bracket token is a module), a conventional-commit scope, and a
+        -- leading `module:` that is not a type word
+        list_concat(
+            list_filter(t.tokens, lambda x:
+                v.type_of_alias[t.prefix_word] is not null
+                or not list_contains(v.type_only_words, x)),
+            list_transform(string_split(coalesce(t.typed_scope, ''), ','), lambda s: lower(trim(s))),
+            case
+                when t.prefix_word is not null and t.prefix_word <> 'breaking'
+                     and v.type_of_alias[t.prefix_word] is null and not contains(t.prefix_word, ' ')
+                    then [t.prefix_word]
+                else []
+            end
+        ) as raw_modules,
+        list_filter(
+            list_transform(t.label_names, lambda l:
+                regexp_extract(l, '^(area|module|component|comp|scope)\s*[:/]\s*(.+)$', 2)),
+            lambda x: x <> ''
+        ) as label_areas,
+        -- `Reverts #N` / `Reverts owner/name#N` in the description, or `(#N)` closing the
+        -- quoted title of a `Revert "..."`
+        nullif(coalesce(
+            nullif(regexp_extract(t.body, '(?im)^\s*reverts?\s+(?:[\w.-]+/[\w.-]+)?#(\d+)', 1), ''),
+            nullif(regexp_extract(t.title, '(?i)revert\s*:?\s*["“].*\(#(\d+)\)\s*["”]?\s*$', 1), '')
+        ), '') as revert_number_text,
+        nullif(regexp_extract(t.body, 'This reverts commit ([0-9a-f]{7,40})', 1), '') as revert_commit,
+        nullif(lower(trim(regexp_extract(t.title, '(?i)revert\s*:?\s*["“](.+)["”]\s*$', 1))), '') as revert_quoted_title,
+        list_distinct(list_transform(
+            regexp_extract_all(t.title || chr(10) || t.body, '(?:#|/pull/)(\d{1,9})\b', 1),
+            lambda n: cast(n as bigint)
+        )) as referenced_numbers
     from title_fields t
     cross join vocabulary v
+),
+
+modules as (
+    select
+        t.repo,
+        t.number,
+        -- in title order: the first named module is the primary area
+        list_filter(
+            list_transform(list_concat(t.raw_modules, t.label_areas), lambda x:
+                coalesce(r.area_of_alias[x], v.area_of_alias[x], replace(x, ' ', '_'))),
+            lambda x: x <> ''
+        ) as named_areas
+    from typed t
+    cross join vocabulary v
+    left join repo_area_aliases r using (repo)
 ),
 
 classified as (
@@ -128,7 +214,9 @@ classified as (
         p.repo,
         p.week_start,
         p.number,
-        p.is_breaking,
+        p.merged_at,
+        p.title,
+        p.files_known,
         coalesce(
             p.label_type,
             case when p.is_revert_title then 'revert' end,
@@ -140,6 +228,8 @@ classified as (
                 when f.ci_only then 'ci'
             end,
             p.verb_type,
+            p.word_type,
+            case when p.performance_word is not null then 'perf' end,
             'other'
         ) as change_type,
         case
@@ -149,23 +239,45 @@ classified as (
             when p.tag_type is not null then 'title_tag'
             when f.docs_only or f.tests_only or f.ci_only then 'paths'
             when p.verb_type is not null then 'title_verb'
+            when p.word_type is not null or p.performance_word is not null then 'title_word'
             else 'none'
         end as change_type_signal,
-        coalesce(
-            p.title_areas[1],
-            f.largest_path_area,
-            'misc'
-        ) as primary_area,
-        list_sort(list_distinct(list_concat(
-            p.title_areas,  -- in title order, so the first named module is the primary area
-            case when len(p.title_areas) = 0 and f.largest_path_area is not null
-                then [f.largest_path_area] else [] end,
-            case when len(p.title_areas) = 0 and f.largest_path_area is null
-                then ['misc'] else [] end
-        ))) as areas,
-        case when p.files_known then coalesce(f.touches_tests, false) end as touches_tests
+        p.breaking_reason is not null as is_breaking,
+        p.breaking_reason,
+        coalesce(m.named_areas[1], pa.primary_path_area, 'misc') as primary_area,
+        case
+            when len(m.named_areas) > 0 then list_sort(list_distinct(m.named_areas))
+            when len(pa.path_areas) > 0 then pa.path_areas
+            else ['misc']
+        end as areas,
+        case
+            when len(m.named_areas) > 0 then 'title'
+            when pa.primary_path_area is not null then 'paths'
+            else 'none'
+        end as area_signal,
+        p.performance_word is not null
+            or coalesce(p.label_type = 'perf' or p.title_type = 'perf' or p.tag_type = 'perf', false)
+            or list_contains(list_transform(p.label_names, lambda l: v.type_of_alias[l]), 'perf')
+            as is_performance,
+        case when p.files_known then coalesce(f.touches_tests, false) end as touches_tests,
+        coalesce(f.code_lines, 0) as code_lines,
+        f.new_module_path,
+        coalesce(f.dependency_paths, []) as dependency_paths,
+        p.dependency_title_word,
+        p.hardware_title_word,
+        f.hardware_path,
+        f.hardware_path_word,
+        cast(p.revert_number_text as bigint) as revert_number_hint,
+        p.revert_commit,
+        p.revert_quoted_title,
+        p.is_revert_title or p.revert_number_text is not null or p.revert_commit is not null
+            as is_revert,
+        p.referenced_numbers
     from typed p
+    cross join vocabulary v
+    join modules m using (repo, number)
     left join file_signals f using (repo, number)
+    left join path_areas pa using (repo, number)
 )
 
 select * from classified

@@ -1,6 +1,8 @@
 {{ config(materialized='incremental') }}
 
 -- One row per merged pull request: what it is, how much it matters and what is risky about it.
+-- importance = the sum of the importance_* factors (weights in seeds/importance_weights.csv),
+-- kept between 0 and 10 and rounded to one decimal.
 with prs as (
     select * from {{ ref('stg_pull_requests') }}
     {% if is_incremental() %}
@@ -15,13 +17,11 @@ classified as (
     {% endif %}
 ),
 
-risks as (
-    select repo, number, list(risk_flag order by risk_flag) as risk_flags
-    from {{ ref('int_pull_request_risks') }}
+flags as (
+    select * from {{ ref('int_pull_request_flags') }}
     {% if is_incremental() %}
     where repo = {{ var('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
     {% endif %}
-    group by repo, number
 ),
 
 weights as (
@@ -35,17 +35,42 @@ factors as (
         c.change_type_signal,
         c.primary_area,
         c.areas,
+        c.area_signal,
         c.is_breaking,
+        c.is_performance,
         c.touches_tests,
-        least(weights.w['size_cap'], weights.w['size'] * log10(1 + p.additions + p.deletions))
-            as size_points,
-        weights.w['area_breadth'] * greatest(len(c.areas) - 1, 0)
-            + weights.w['file_breadth'] * least(p.changed_files, 10) as breadth_points,
-        coalesce(weights.w['type_' || c.change_type], 0) as type_points,
-        case when c.is_breaking then weights.w['breaking'] else 0 end as breaking_points
+        c.new_module_path,
+        fl.* exclude (repo, week_start, number, changed_lines, changed_files),
+        least(w.w['size_cap'], w.w['size'] * log10(1 + p.additions + p.deletions)) as size_points,
+        least(
+            w.w['breadth_cap'],
+            w.w['area_breadth'] * greatest(len(c.areas) - 1, 0)
+                + w.w['file_breadth'] * least(p.changed_files, 10)
+        ) as breadth_points,
+        case when fl.core_path then w.w['core'] else 0 end as core_points,
+        coalesce(w.w['type_' || c.change_type], 0) as type_points,
+        case when c.is_breaking then w.w['breaking'] else 0 end as breaking_points,
+        case when c.new_module_path is not null then w.w['surface'] else 0 end as surface_points,
+        -- NULL when the source holds no reviews and no threads: unknown, so it adds nothing
+        case when fl.reviews_known or fl.threads_known then least(
+            w.w['review_cap'],
+            w.w['review_reviewer'] * coalesce(fl.reviewers, 0)
+                + w.w['review_thread'] * coalesce(fl.thread_count, 0)
+        ) end as review_points,
+        c.change_type in ('docs', 'ci', 'chore') as dampened,
+        w.w['dampener'] as dampener_keep
     from prs p
     join classified c using (repo, number)
-    cross join weights
+    join flags fl using (repo, number)
+    cross join weights w
+),
+
+scored as (
+    select
+        *,
+        size_points + breadth_points + core_points + type_points + breaking_points
+            + surface_points + coalesce(review_points, 0) as raw_points
+    from factors
 ),
 
 -- the first paragraph of the description that is prose: template headings, quotes, comments,
@@ -81,26 +106,58 @@ final as (
         f.change_type_signal,
         f.primary_area,
         f.areas,
+        f.area_signal,
         f.is_breaking,
+        f.is_performance,
         f.additions,
         f.deletions,
         f.changed_files,
         f.touches_tests,
-        round(least(10, f.size_points + f.breadth_points + f.type_points + f.breaking_points), 1)
-            as importance,
+        round(least(10, greatest(0,
+            f.raw_points - case when f.dampened then f.raw_points * (1 - f.dampener_keep) else 0 end
+        )), 1) as importance,
         round(f.size_points, 2) as importance_size,
         round(f.breadth_points, 2) as importance_breadth,
+        round(f.core_points, 2) as importance_core,
         round(f.type_points, 2) as importance_type,
         round(f.breaking_points, 2) as importance_breaking,
-        coalesce(r.risk_flags, []) as risk_flags,
-        -- NULL when the source did not list files, since the flag cannot be decided then
-        case when f.files_known then list_contains(coalesce(r.risk_flags, []), 'missing_tests') end
-            as missing_tests,
-        list_contains(coalesce(r.risk_flags, []), 'large_change') as large_change,
+        round(f.surface_points, 2) as importance_surface,
+        round(f.review_points, 2) as importance_review,
+        round(case when f.dampened then -f.raw_points * (1 - f.dampener_keep) else 0 end, 2)
+            as importance_dampener,
+        list_sort(list_filter(
+            [
+                case when f.missing_tests then 'missing_tests' end,
+                case when f.core_path then 'core_path' end,
+                case when f.unresolved_threads then 'unresolved_threads' end,
+                case when f.no_approval then 'no_approval' end,
+                case when f.dependency_change then 'dependency_change' end,
+                case when f.breaking_change then 'breaking_change' end,
+                case when f.hardware_specific then 'hardware_specific' end,
+                case when f.large_change then 'large_change' end,
+                case when f.revert then 'revert' end,
+                case when f.quick_follow_up then 'quick_follow_up' end
+            ],
+            lambda x: x is not null
+        )) as risk_flags,
+        f.missing_tests,
+        f.core_path,
+        f.unresolved_threads,
+        f.no_approval,
+        f.dependency_change,
+        f.breaking_change,
+        f.hardware_specific,
+        f.large_change,
+        f.revert,
+        f.quick_follow_up,
+        f.reverts_number,
+        f.reverted_by,
+        f.followed_up_by,
+        f.follows_up,
+        f.new_module_path,
         left(regexp_replace(coalesce(s.first_paragraph, ''), '^[-*+]\s+|\*\*|__|`', '', 'g'), 280)
             as summary
-    from factors f
-    left join risks r using (repo, number)
+    from scored f
     left join summaries s using (repo, number)
 )
 

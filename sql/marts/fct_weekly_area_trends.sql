@@ -1,10 +1,16 @@
 {{ config(materialized='incremental') }}
 
--- Activity per area and week against the area's trailing average, classified as a trend:
--- new (no PRs in the trailing weeks), rising, steady or falling (thresholds in seeds/thresholds).
+-- PRs and importance per area and week against the area's average over the trailing
+-- `trailing_weeks` extracted weeks (quiet weeks count as zero), classified as a trend
+-- (thresholds in seeds/thresholds.csv):
+--   new      no PRs in the area in the trailing weeks (or no trailing weeks at all);
+--   rising   pr_count >= rising_ratio x trailing_avg and pr_count - trailing_avg >= rising_min_delta;
+--   falling  pr_count <= falling_ratio x trailing_avg (a week with no PRs after an active one);
+--   steady   anything else.
+-- An area appears in a week when it has PRs then or in its trailing weeks.
 with settings as (
     select
-        max(value) filter (where name = 'trailing_weeks') as trailing_weeks,
+        cast(max(value) filter (where name = 'trailing_weeks') as integer) as trailing_weeks,
         max(value) filter (where name = 'rising_ratio') as rising_ratio,
         max(value) filter (where name = 'rising_min_delta') as rising_min_delta,
         max(value) filter (where name = 'falling_ratio') as falling_ratio
@@ -15,6 +21,8 @@ weeks as (
     select * from {{ ref('stg_weekly_partitions') }}
     {% if is_incremental() %}
     where repo = {{ var('repo') }}
+      and week_start between {{ var('start_week') }} - to_weeks((select trailing_weeks from settings))
+          and {{ var('end_week') }}
     {% endif %}
 ),
 
@@ -23,6 +31,8 @@ area_prs as (
     from {{ ref('fct_pull_requests') }}
     {% if is_incremental() %}
     where repo = {{ var('repo') }}
+      and week_start between {{ var('start_week') }} - to_weeks((select trailing_weeks from settings))
+          and {{ var('end_week') }}
     {% endif %}
 ),
 
@@ -32,7 +42,7 @@ counts as (
     group by repo, week_start, area
 ),
 
--- every area the repository has ever had, in every extracted week, so quiet weeks count as zero
+-- each area in every extracted week of the window, so quiet weeks count as zero
 grid as (
     select w.repo, w.week_start, a.area
     from weeks w
@@ -52,21 +62,14 @@ filled as (
 
 windowed as (
     select
-        f.repo,
-        f.week_start,
-        f.area,
-        any_value(f.pr_count) as pr_count,
-        any_value(f.importance_sum) as importance_sum,
-        avg(p.pr_count) as trailing_avg,
-        avg(p.importance_sum) as trailing_importance_avg
+        f.*,
+        avg(f.pr_count) over trailing_window as trailing_avg,
+        avg(f.importance_sum) over trailing_window as trailing_importance_avg
     from filled f
-    cross join settings s
-    left join filled p
-        on p.repo = f.repo
-        and p.area = f.area
-        and p.week_start < f.week_start
-        and p.week_start >= f.week_start - cast(7 * s.trailing_weeks as integer)
-    group by f.repo, f.week_start, f.area
+    window trailing_window as (
+        partition by f.repo, f.area order by f.week_start
+        range between to_weeks((select trailing_weeks from settings)) preceding and interval 1 day preceding
+    )
 ),
 
 classified as (
