@@ -126,7 +126,12 @@ def _parser() -> argparse.ArgumentParser:
 
 def _report_paths(repo: str, weeks: list[date]) -> list[Path]:
     reports = load_settings().reports_dir / repo_slug(repo)
-    return [reports / f"{week}.{lang}.md" for week in weeks for lang in ("zh", "en")]
+    return [
+        reports / f"{week}.{lang}.{ext}"
+        for week in weeks
+        for lang in ("zh", "en")
+        for ext in ("md", "html")
+    ]
 
 
 def build(repo: str, first: date, last: date, source: str | None) -> list[Path]:

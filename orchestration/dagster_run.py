@@ -68,7 +68,7 @@ def _first_failure(result: dg.ExecuteInProcessResult) -> str:
                 error = error.cause
             return f"{event.step_key}: {error.message.strip()}"
         if event.event_type_value == "ASSET_CHECK_EVALUATION":
-            data = event.event_specific_data.asset_check_evaluation
+            data = event.event_specific_data
             if not data.passed:
                 key = data.asset_key.to_user_string()
                 return f"data test {data.check_name} failed on {key}"

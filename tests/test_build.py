@@ -12,10 +12,6 @@ import pytest
 
 from orchestration.cli import main
 from tests.conftest import SAMPLE_DATASET
-from tests.test_facts_support import report_names_every_flag  # noqa: F401
-
-# the report's strings on this branch name only two risk flags: fill in the other eight
-pytestmark = pytest.mark.usefixtures("report_names_every_flag")
 
 SAMPLE_WEEKS = ["2026-06-29", "2026-07-06", "2026-07-13", "2026-07-20"]
 

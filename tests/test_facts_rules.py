@@ -14,7 +14,6 @@ import pytest
 from tests.test_facts_support import (
     UNKNOWN,
     build,
-    patch_report_strings,
     pr,
     query,
     rows_by_number,
@@ -224,7 +223,6 @@ def crafted(tmp_path_factory: pytest.TempPathFactory) -> Path:
         mp.setenv("PRWEEKLY_HOME", str(home))
         for name in ("PRWEEKLY_SOURCE", "GITHUB_TOKEN", "DAGSTER_HOME"):
             mp.delenv(name, raising=False)
-        patch_report_strings(mp)
         build("acme/crafted", "2026-W10", "2026-W15", dataset)
     return home
 

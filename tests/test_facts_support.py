@@ -1,22 +1,14 @@
-"""Helpers for the weekly-facts tests: crafted PullRequest nodes, builds and read-only queries.
-
-The report templates on this branch only name the first two risk flags; until the report's
-strings list all ten, `report_names_every_flag` fills in the missing ones (a no-op once they
-are there), so end-to-end builds that raise the new flags still render.
-"""
+"""Helpers for the weekly-facts tests: crafted PullRequest nodes, builds and read-only queries."""
 
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
 from typing import Any
 
 import duckdb
-import pytest
 
 from orchestration.cli import main
-from orchestration.report import render
 
 FLAGS = [
     "missing_tests",
@@ -32,26 +24,6 @@ FLAGS = [
 ]
 
 UNKNOWN = object()  # a field the source does not hold: the key is left out of the node
-
-
-def patch_report_strings(mp: pytest.MonkeyPatch) -> None:
-    """Give the report a name and a recommendation for every flag it does not know yet."""
-    original = render.strings
-
-    def strings(lang: str) -> dict[str, Any]:
-        data = copy.deepcopy(original(lang))
-        for section, text in (("flag_names", "{flag}"), ("recommendations", "{flag}: {{prs}}")):
-            data.setdefault(section, {})
-            for flag in FLAGS:
-                data[section].setdefault(flag, text.format(flag=flag))
-        return data
-
-    mp.setattr(render, "strings", strings)
-
-
-@pytest.fixture
-def report_names_every_flag(monkeypatch: pytest.MonkeyPatch) -> None:
-    patch_report_strings(monkeypatch)
 
 
 def pr(

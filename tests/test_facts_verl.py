@@ -5,13 +5,12 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from tests.test_facts_support import FLAGS, build, patch_report_strings, query
+from tests.test_facts_support import FLAGS, build, query
 
 
 def test_verl_full_history_is_typed_and_placed(
     home: Path, verl_dataset: Path, monkeypatch, capsys
 ) -> None:
-    patch_report_strings(monkeypatch)
     started = time.monotonic()
     build("verl-project/verl", "2024-10-28", "2026-08-17", verl_dataset)
     seconds = time.monotonic() - started

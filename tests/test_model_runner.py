@@ -9,6 +9,7 @@ import dagster as dg
 import duckdb
 import pytest
 
+from orchestration.dagster_run import _first_failure
 from orchestration.models.assets import build_model_assets
 from orchestration.models.project import ProjectError, load_project
 from orchestration.models.run import RunScope, materialize
@@ -120,6 +121,7 @@ def test_yaml_data_tests_become_dagster_checks_that_can_fail(tmp_path: Path) -> 
     assert evaluations["accepted_values_name"].passed
     assert not evaluations["unique_id"].passed
     assert evaluations["unique_id"].metadata["failing_rows"].value == 1
+    assert _first_failure(result) == "data test unique_id failed on numbers"
     # the check is blocking: nothing downstream of the failed model ran
     materialized = {e.asset_key.path[-1] for e in result.get_asset_materialization_events()}
     assert materialized == {"numbers"}
