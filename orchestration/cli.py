@@ -18,6 +18,7 @@ from orchestration.config import (
     repo_slug,
     validate_repo,
 )
+from orchestration.storage import join
 from orchestration.weeks import check_week_ended, iso_label, parse_week, weeks_between
 
 SAMPLE_DATASET = PROJECT_DIR / "orchestration" / "sample" / "acme__rocket.jsonl"
@@ -124,10 +125,10 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _report_paths(repo: str, weeks: list[date]) -> list[Path]:
-    reports = load_settings().reports_dir / repo_slug(repo)
+def _report_paths(repo: str, weeks: list[date]) -> list:
+    reports = join(load_settings().reports_dir, repo_slug(repo))
     return [
-        reports / f"{week}.{lang}.{ext}"
+        join(reports, f"{week}.{lang}.{ext}")
         for week in weeks
         for lang in ("zh", "en")
         for ext in ("md", "html")
