@@ -6,6 +6,7 @@ import dagster as dg
 
 from orchestration.models.checks import run_checks
 from orchestration.models.project import Model, Project
+from orchestration.models.repository_settings import load_repository_settings
 from orchestration.models.run import load_seeds, materialize
 from orchestration.partitions import scopes_of, weekly_partitions
 from orchestration.resources import PrweeklyResource
@@ -34,7 +35,9 @@ def seed_specs(project: Project) -> list[dg.AssetSpec]:
 def build_model_asset(project: Project, model: Model) -> dg.AssetsDefinition:
     deps = [_dep_key(project, ref) for ref in model.refs]
     for source in model.sources:
-        deps.append(dg.AssetKey(project.sources[source]["asset"]))
+        if "asset" in project.sources[source]:
+            deps.append(dg.AssetKey(project.sources[source]["asset"]))
+    reads_settings = any(source_name == "settings" for source_name, _ in model.sources)
     key = dg.AssetKey(model.name)
     check_specs = [
         dg.AssetCheckSpec(
@@ -75,6 +78,8 @@ def build_model_asset(project: Project, model: Model) -> dg.AssetsDefinition:
         settings = prweekly.settings()
         started = time.monotonic()
         with connect(settings.warehouse_path, on_wait=context.log.info) as conn:
+            if reads_settings:
+                load_repository_settings(conn, settings.home)
             if any(ref in project.seeds for ref in model.refs):
                 for name in load_seeds(conn, project):
                     context.log.info(f"loaded seed {name}")

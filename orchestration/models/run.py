@@ -58,6 +58,8 @@ def render(
 
     def source(source_name: str, table: str) -> str:
         spec = project.sources[(source_name, table)]
+        if spec.get("format") == "table":  # loaded by the runner, e.g. repository settings
+            return f"{source_name}.{table}"
         path = sql_string(str(join(lake_dir, spec["path"])))
         if spec.get("format") == "file_list":
             return f"glob({path})"
