@@ -297,3 +297,53 @@ def test_repository_settings_reach_the_models(home: Path) -> None:
         ).fetchone()
     assert after == [(109, "sim", True), (110, "avionics", False), (112, "sim", True)]
     assert "rocket/sim/" in reason[0]
+
+
+def test_queries_during_a_real_build_all_answer(home: Path) -> None:
+    assert (
+        main(
+            [
+                "build",
+                "--repo",
+                "acme/rocket",
+                "--week",
+                "2026-W27",
+                "--source",
+                f"file:{SAMPLE_DATASET}",
+            ]
+        )
+        == 0
+    )
+    env = {**os.environ, "PRWEEKLY_HOME": str(home)}
+    build = subprocess.Popen(
+        [
+            PRWEEKLY,
+            "build",
+            "--repo",
+            "acme/rocket",
+            "--week",
+            "2026-W28",
+            "--to",
+            "2026-W30",
+            "--source",
+            f"file:{SAMPLE_DATASET}",
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    answers = []
+    while build.poll() is None:
+        query = subprocess.run(
+            [PRWEEKLY, "sql", "select count(*) from marts.fct_weekly_summary"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert query.returncode == 0, query.stderr
+        answers.append(int(query.stdout))
+    assert build.returncode == 0, build.stderr.read()[-2000:]
+    assert len(answers) >= 2 and set(answers) <= {1, 2, 3, 4}
+    assert answers == sorted(answers)  # weeks appear, never vanish or half-appear
