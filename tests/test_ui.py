@@ -40,7 +40,8 @@ class DagsterDev:
         self.process = subprocess.Popen(
             [str(dagster), "dev", "-w", "workspace.yaml", "-h", "127.0.0.1", "-p", str(self.port)],
             cwd=ROOT,
-            env={**os.environ},
+            # runs launched from the UI (backfills, schedules) take the source from here
+            env={**os.environ, "PRWEEKLY_SOURCE": f"file:{SAMPLE_DATASET}"},
             stdout=self.log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
@@ -168,3 +169,35 @@ def test_the_ui_shows_the_graph_and_materialises_a_partition(dagster_dev: Dagste
     assert status == "SUCCESS"
     report = home / "reports" / "acme__rocket" / "2026-07-20.en.md"
     assert report.exists() and "acme/rocket" in report.read_text()
+
+    # a backfill of three weeks from the UI is one run (single-run backfill policy)
+    weeks = ["2026-06-29", "2026-07-06", "2026-07-13"]
+    backfill = dagster_dev.query(
+        """mutation($b: LaunchBackfillParams!) { launchPartitionBackfill(backfillParams: $b) {
+             __typename ... on LaunchBackfillSuccess { backfillId }
+             ... on PythonError { message } } }""",
+        b={
+            "assetSelection": [
+                {"path": path.split("/")} for path, node in nodes.items() if node["isPartitioned"]
+            ],
+            "partitionNames": [f"acme/rocket|{week}" for week in weeks],
+        },
+    )["launchPartitionBackfill"]
+    assert backfill["__typename"] == "LaunchBackfillSuccess", backfill
+    progress_query = """query($id: String!) {
+        partitionBackfillOrError(backfillId: $id) { ... on PartitionBackfill { status } }
+        runsOrError(filter: {tags: [{key: "dagster/backfill", value: $id}]}) {
+          ... on Runs { results { status tags { key value } } } } }"""
+    deadline, state = time.monotonic() + 240, "REQUESTED"
+    while state == "REQUESTED" and time.monotonic() < deadline:
+        time.sleep(2)
+        progress = dagster_dev.query(progress_query, id=backfill["backfillId"])
+        state = progress["partitionBackfillOrError"]["status"]
+    runs = progress["runsOrError"]["results"]
+    assert state == "COMPLETED_SUCCESS", (state, runs)
+    assert [r["status"] for r in runs] == ["SUCCESS"]
+    tags = {t["key"]: t["value"] for t in runs[0]["tags"]}
+    assert tags["dagster/asset_partition_range_start"] == "acme/rocket|2026-06-29"
+    assert tags["dagster/asset_partition_range_end"] == "acme/rocket|2026-07-13"
+    for week in weeks:
+        assert (home / "reports" / "acme__rocket" / f"{week}.zh.html").exists()

@@ -46,15 +46,16 @@ def build_model_asset(project: Project, model: Model) -> dg.AssetsDefinition:
         for test in model.tests
     ]
 
-    # Only incremental models hold per-week rows; a view or table is rebuilt whole, so it is
-    # one unpartitioned asset (and costs Dagster one event per run, not one per week).
-    partitioned = model.materialized == "incremental"
+    # Every model shares the repo × week partitions, so a backfill launched from the UI is one
+    # run through the whole graph. Only incremental models hold per-week rows: a view or table
+    # is rebuilt whole, once per run, whatever partitions the run covers.
+    incremental = model.materialized == "incremental"
 
     @dg.asset(
         name=model.name,
         deps=deps,
-        partitions_def=weekly_partitions if partitioned else None,
-        backfill_policy=dg.BackfillPolicy.single_run() if partitioned else None,
+        partitions_def=weekly_partitions,
+        backfill_policy=dg.BackfillPolicy.single_run(),
         group_name=model.layer,
         kinds={"duckdb", "sql"},
         description=model.description or None,
@@ -83,7 +84,7 @@ def build_model_asset(project: Project, model: Model) -> dg.AssetsDefinition:
             if any(ref in project.seeds for ref in model.refs):
                 for name in load_seeds(conn, project):
                     context.log.info(f"loaded seed {name}")
-            scopes = scopes_of(context) if partitioned else [None]
+            scopes = scopes_of(context) if incremental else [None]
             modes = [
                 materialize(conn, project, model, lake_dir=settings.lake_dir, scope=scope)
                 for scope in scopes
