@@ -1,8 +1,13 @@
 {{ config(materialized='view') }}
 
--- One row per file changed by a merged pull request.
+-- One row per file changed by a merged pull request. `repo` and `week_start` come from the
+-- file's folder, as in stg_pull_requests, so a filter on them reads only the matching files.
 with source as (
-    select repo, week_start, number, unnest(files) as file
+    select
+        regexp_replace(repo, '__', '/') as repo,
+        week as week_start,
+        number,
+        unnest(files) as file
     from {{ source('github', 'pull_requests') }}
 ),
 

@@ -2,14 +2,17 @@
 
 -- One row per merged pull request, renamed and cleaned; nothing derived yet.
 -- Lists the source did not hold (labels, reviews, ...) stay NULL: unknown, not empty.
+-- `repo` and `week_start` come from the file's folder (`repo=<owner>__<name>/week=<date>`, the
+-- same values as in the file), so a filter on them reads only the matching files.
 with source as (
     select * from {{ source('github', 'pull_requests') }}
 ),
 
 renamed as (
     select
-        repo,
-        week_start,
+        -- `owner__name` back to `owner/name`: GitHub owners cannot contain underscores
+        regexp_replace(repo, '__', '/') as repo,
+        week as week_start,
         number,
         coalesce(title, '') as title,
         coalesce(body, '') as body,
