@@ -1,14 +1,12 @@
-{{ config(materialized='view') }}
+{{ config(materialized='incremental') }}
 
--- One row per file changed by a merged pull request. `repo` and `week_start` come from the
--- file's folder, as in stg_pull_requests, so a filter on them reads only the matching files.
+-- One row per file changed by a merged pull request, from the lake's copy in stg_pull_requests.
 with source as (
-    select
-        regexp_replace(repo, '__', '/') as repo,
-        week as week_start,
-        number,
-        unnest(files) as file
-    from {{ source('github', 'pull_requests') }}
+    select repo, week_start, number, unnest(files) as file
+    from {{ ref('stg_pull_requests') }}
+    {% if is_incremental() %}
+    where repo = {{ var('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
+    {% endif %}
 ),
 
 renamed as (
