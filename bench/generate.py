@@ -157,7 +157,7 @@ class _Repo:
             title, kind = f'Revert "{old_title} (#{reverted})"', "revert"
         else:
             title, kind = self._title(kind, module, scope2)
-        self.recent = ([(number, title)] + self.recent)[:20]
+        self.recent = [(number, title), *self.recent][:20]
         merged = datetime(week.year, week.month, week.day, tzinfo=UTC) + timedelta(
             seconds=rng.randrange(7 * 86400)
         )

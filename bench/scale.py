@@ -30,7 +30,7 @@ from datetime import date
 from pathlib import Path
 
 WORK_DIR = Path(__file__).resolve().parent / ".work"
-SCALES = {"full": (1000, 100, 10), "small": (10, 100, 10)}
+SCALES = {"full": (1000, 100, 10), "medium": (100, 100, 10), "small": (10, 100, 10)}
 
 
 def lake_home(repos: int, weeks: int, prs: int) -> Path:
@@ -209,9 +209,7 @@ def main(argv: list[str] | None = None) -> int:
         elif step == "add_week":
             figures = step_add_week(Path(args[0]), Path(args[1]), args[2], int(args[3]))
         else:
-            figures = step_report(
-                Path(args[0]), args[1], date.fromisoformat(args[2]), int(args[3])
-            )
+            figures = step_report(Path(args[0]), args[1], date.fromisoformat(args[2]), int(args[3]))
         print(json.dumps(figures))
         return 0
     parser = argparse.ArgumentParser(prog="python -m bench.scale", description=__doc__)
