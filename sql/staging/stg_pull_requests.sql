@@ -1,15 +1,21 @@
-{{ config(materialized='view') }}
+{{ config(materialized='incremental') }}
 
 -- One row per merged pull request, renamed and cleaned; nothing derived yet.
+-- An incremental table, not a view: the warehouse's copy of the lake, so a build reads each
+-- Parquet file once (and a one-week build only that week's files), and every later model and
+-- the report read DuckDB's own storage instead of opening thousands of small files again.
 -- Lists the source did not hold (labels, reviews, ...) stay NULL: unknown, not empty.
+-- `repo` and `week_start` come from the file's folder (`repo=<owner>__<name>/week=<date>`, the
+-- same values as in the file), so a filter on them reads only the matching files.
 with source as (
     select * from {{ source('github', 'pull_requests') }}
 ),
 
 renamed as (
     select
-        repo,
-        week_start,
+        -- `owner__name` back to `owner/name`: GitHub owners cannot contain underscores
+        regexp_replace(repo, '__', '/') as repo,
+        week as week_start,
         number,
         coalesce(title, '') as title,
         coalesce(body, '') as body,
@@ -27,8 +33,12 @@ renamed as (
         labels,
         reviews,
         review_threads,
+        files,
         files is not null as files_known
     from source
 )
 
 select * from renamed
+{% if is_incremental() %}
+where repo = {{ var('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
+{% endif %}

@@ -1,0 +1,178 @@
+"""Every bench, one table: `python -m bench [--scale full|medium|small] [--runs N]` (`make bench`).
+
+Runs the extraction bench (through the emulator), the verl backfill (CLI and Dagster, end to
+end) and the scale bench (generated lake), prints each figure against its target and writes
+them all to `bench/results.json`. Figures are medians of `--runs` runs; the full-scale build of
+every model runs `--build-runs` times (default 1: it is the longest step).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+from bench import backfill, extract, scale
+
+RESULTS = Path(__file__).resolve().parent / "results.json"
+
+
+def _log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def _rows(results: dict) -> list[tuple[str, str, str, bool | None]]:
+    """(figure, value, target, met) for the table."""
+    rows: list[tuple[str, str, str, bool | None]] = []
+    ex = results.get("extract")
+    if ex:
+        whole = ex["whole_range"]
+        rows.append(
+            (
+                f"extract {ex['repo']}, {whole['prs']} PRs: requests / 100 PRs",
+                f"{whole['requests_per_100_prs']}",
+                "<= 3",
+                whole["requests_per_100_prs"] <= 3,
+            )
+        )
+        rows.append(("  rate-limit points / 100 PRs", f"{whole['points_per_100_prs']}", "", None))
+        per_100 = 100 * whole["wall_seconds"] / whole["prs"]
+        rows.append(("  wall time / 100 PRs", f"{per_100:.2f} s", "", None))
+        weekly = ex["week_by_week"]
+        rows.append(
+            ("  week by week: requests / 100 PRs", f"{weekly['requests_per_100_prs']}", "", None)
+        )
+    bf = results.get("backfill")
+    if bf:
+        rows.append(
+            (
+                f"backfill verl, {bf['weeks']}, file -> reports",
+                f"{bf['seconds']:.1f} s",
+                "< 60 s",
+                bf["seconds"] < 60,
+            )
+        )
+        rows.append(("  backfill peak memory", f"{bf['peak_mib']:.0f} MiB", "", None))
+        rows.append(
+            (
+                f"report verl {bf['report_week']} (load + zh/en md/html)",
+                f"{bf['report_ms']:.0f} ms",
+                "< 200 ms",
+                bf["report_ms"] < 200,
+            )
+        )
+    for sc in results.get("scale", []):
+        label = f"{sc['prs']:,} PRs ({sc['repos']}x{sc['weeks']}x{sc['prs_per_week']})"
+        big = sc["scale"] == "full"
+        rows.append(
+            (
+                f"generate lake {label}, {sc['lake_files']:,} files",
+                f"{sc['generate_seconds']:.0f} s",
+                "",
+                None,
+            )
+        )
+        rows.append(
+            (
+                f"build all models, {label}, runs={sc['build_runs']}",
+                f"{sc['build_seconds']:.1f} s",
+                "< 60 s" if big else "",
+                sc["build_seconds"] < 60 if big else None,
+            )
+        )
+        rows.append(
+            (
+                "  of which reading the lake (stg_pull_requests)",
+                f"{sc['build_models'].get('stg_pull_requests', 0):.1f} s",
+                "",
+                None,
+            )
+        )
+        rows.append(
+            (
+                "  build peak memory",
+                f"{sc['build_peak_mib']:.0f} MiB",
+                "< 4096 MiB" if big else "",
+                sc["build_peak_mib"] < 4096 if big else None,
+            )
+        )
+        rows.append(
+            (
+                f"add one week, one repo, on {label}",
+                f"{sc['add_week_seconds']:.2f} s",
+                "< 2 s",
+                sc["add_week_seconds"] < 2,
+            )
+        )
+        rows.append(
+            (
+                f"report one week of {label}",
+                f"{sc['report_ms']:.0f} ms",
+                "< 200 ms",
+                sc["report_ms"] < 200,
+            )
+        )
+    return rows
+
+
+def table(results: dict) -> str:
+    rows = _rows(results)
+    width = max(len(r[0]) for r in rows)
+    lines = [
+        f"prweekly bench, {results['cpu_count']} cores, {results['python']}, {results['when']}",
+        f"{'figure':<{width}}  {'value':>12}  {'target':>10}  met",
+        f"{'-' * width}  {'-' * 12}  {'-' * 10}  ---",
+    ]
+    for name, value, target, met in rows:
+        mark = "" if met is None else ("yes" if met else "NO")
+        lines.append(f"{name:<{width}}  {value:>12}  {target:>10}  {mark}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    parser.add_argument(
+        "--scale",
+        choices=sorted(scale.SCALES),
+        action="append",
+        help="generated sizes to measure (repeatable; default: small and full)",
+    )
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--build-runs", type=int, default=1)
+    parser.add_argument("--skip", choices=["extract", "backfill", "scale"], action="append")
+    args = parser.parse_args(argv)
+    skip = set(args.skip or [])
+    results: dict = {
+        "cpu_count": os.cpu_count(),
+        "python": platform.python_version(),
+        "when": datetime.now(UTC).strftime("%Y-%m-%d"),
+        "runs": args.runs,
+    }
+    dataset = extract.DEFAULT_DATASET
+    if not dataset.is_file():
+        _log("skipping extract and backfill: the verl dataset is not at ../shared/datasets/")
+        skip |= {"extract", "backfill"}
+    if "extract" not in skip:
+        _log("extract: the whole verl history through the emulator ...")
+        results["extract"] = extract.run(dataset)
+    if "backfill" not in skip:
+        _log(f"backfill: prweekly build of the whole verl history, {args.runs} runs ...")
+        results["backfill"] = backfill.run(dataset, args.runs)
+    if "scale" not in skip:
+        results["scale"] = []
+        for size in args.scale or ["small", "full"]:
+            _log(f"scale {size}:")
+            build_runs = args.build_runs if size == "full" else args.runs
+            results["scale"].append(scale.run(size, args.runs, build_runs, log=_log))
+    RESULTS.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    print(table(results))
+    print(f"\nwritten to bench/{RESULTS.name}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

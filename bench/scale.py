@@ -1,0 +1,225 @@
+"""Cost at scale: every model over a generated lake, one more week, one report.
+
+`python -m bench.scale [--scale full|small] [--runs N]` generates (once, then reuses) a lake
+of repositories × weeks × PRs under `bench/.work/` and measures, each in a fresh child process
+so that peak memory (`ru_maxrss`) belongs to the step alone:
+
+- **build**: every SQL model in dependency order over the whole lake, from an empty warehouse
+  (seeds loaded, incremental models built from scratch), through the model runner that the
+  Dagster assets call (`orchestration.models.run.materialize`);
+- **add week**: one more week for one repository written to the lake, then every incremental
+  model materialised for that repository and week, as a one-week build does;
+- **report**: `load_week` and rendering both languages in Markdown and HTML (and the chart)
+  for one week.
+
+Sizes: `full` is 1,000 repositories × 100 weeks × 10 PRs (one million PRs); `small` is
+10 × 100 × 10 (ten thousand), which also serves as the history-size comparison for add week.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from datetime import date
+from pathlib import Path
+
+WORK_DIR = Path(__file__).resolve().parent / ".work"
+SCALES = {"full": (1000, 100, 10), "medium": (100, 100, 10), "small": (10, 100, 10)}
+
+
+def lake_home(repos: int, weeks: int, prs: int) -> Path:
+    return WORK_DIR / f"lake-{repos}x{weeks}x{prs}"
+
+
+def ensure_lake(repos: int, weeks: int, prs: int, log=print) -> tuple[Path, dict]:
+    """The generated lake, written on first use; its `generated.json` says how long it took."""
+    from bench.generate import generate
+
+    home = lake_home(repos, weeks, prs)
+    marker = home / "generated.json"
+    if marker.exists():
+        return home, json.loads(marker.read_text())
+    log(f"generating {repos} repos x {weeks} weeks x {prs} PRs under {home.name} ...")
+    shutil.rmtree(home, ignore_errors=True)
+    home.mkdir(parents=True)
+    figures = generate(home, repos, weeks, prs)
+    marker.write_text(json.dumps(figures))
+    return home, figures
+
+
+# --- steps, each run in a child process (`python -m bench.scale _step ...`) -------------------
+
+
+def _peak_mib() -> float:
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
+def step_build(home: Path, warehouse: Path) -> dict:
+    """Every model, from an empty warehouse."""
+    from orchestration.config import SQL_DIR
+    from orchestration.models.project import load_project
+    from orchestration.models.run import load_seeds, materialize
+    from orchestration.warehouse import connect
+
+    project = load_project(SQL_DIR)
+    for path in (warehouse, warehouse.with_name(warehouse.name + ".wal")):
+        path.unlink(missing_ok=True)
+    models: dict[str, float] = {}
+    began = time.perf_counter()
+    with connect(warehouse) as conn:
+        load_seeds(conn, project)
+        for name in project.order:
+            start = time.perf_counter()
+            materialize(conn, project, project.models[name], lake_dir=home / "lake", scope=None)
+            models[name] = round(time.perf_counter() - start, 3)
+        (prs,) = conn.execute("select count(*) from marts.fct_pull_requests").fetchone()
+    return {
+        "seconds": round(time.perf_counter() - began, 3),
+        "peak_mib": _peak_mib(),
+        "prs": prs,
+        "models": models,
+    }
+
+
+def step_add_week(home: Path, warehouse: Path, repo: str, week_index: int) -> dict:
+    """Write one more week of `repo` and materialise every incremental model for it."""
+    from bench.generate import generate_repo, week_of
+    from orchestration.config import SQL_DIR
+    from orchestration.models.project import load_project
+    from orchestration.models.run import RunScope, materialize
+    from orchestration.warehouse import connect
+
+    project = load_project(SQL_DIR)
+    week = week_of(week_index)
+    began = time.perf_counter()
+    generate_repo(home / "lake", repo, 1, 10, 8, first_week=week_index)
+    lake_seconds = time.perf_counter() - began
+    scope = RunScope(repo, week, week)
+    models: dict[str, float] = {}
+    modes = set()
+    with connect(warehouse) as conn:
+        for name in project.order:
+            model = project.models[name]
+            if model.materialized != "incremental":
+                continue
+            start = time.perf_counter()
+            modes.add(materialize(conn, project, model, lake_dir=home / "lake", scope=scope))
+            models[name] = round(time.perf_counter() - start, 3)
+        (prs,) = conn.execute(
+            "select count(*) from marts.fct_pull_requests where repo = ? and week_start = ?",
+            [repo, week],
+        ).fetchone()
+    return {
+        "seconds": round(time.perf_counter() - began - lake_seconds, 3),
+        "lake_write_seconds": round(lake_seconds, 3),
+        "built_as": sorted(modes),
+        "prs": prs,
+        "models": models,
+        "peak_mib": _peak_mib(),
+    }
+
+
+def step_report(warehouse: Path, repo: str, week: date, runs: int) -> dict:
+    """`load_week` plus every file of the week's report, rendered in memory."""
+    from orchestration.report.queries import load_week
+    from orchestration.report.render import render_week
+    from orchestration.warehouse import connect
+
+    times = []
+    with connect(warehouse, read_only=True) as conn:
+        for _ in range(runs + 1):  # the first run also compiles the templates
+            start = time.perf_counter()
+            files = render_week(load_week(conn, repo, week))
+            times.append(time.perf_counter() - start)
+    return {
+        "first_ms": round(times[0] * 1000, 1),
+        "median_ms": round(statistics.median(times[1:]) * 1000, 1),
+        "files": len(files),
+        "bytes": sum(len(t.encode()) for t in files.values()),
+    }
+
+
+def _child(step: str, *args: str) -> dict:
+    """Run a step in a fresh interpreter and return its figures."""
+    out = subprocess.run(
+        [sys.executable, "-m", "bench.scale", "_step", step, *args],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+# --- the bench -------------------------------------------------------------------------------
+
+
+def run(scale: str = "full", runs: int = 3, build_runs: int | None = None, log=print) -> dict:
+    """Every figure of one scale; medians of `runs` (of `build_runs` for the full build)."""
+    repos, weeks, prs = SCALES[scale]
+    home, generated = ensure_lake(repos, weeks, prs, log=log)
+    warehouse = home / "warehouse.duckdb"
+    build_runs = build_runs or runs
+    builds = []
+    for i in range(build_runs):
+        log(f"  build {i + 1}/{build_runs} ({repos * weeks * prs:,} PRs) ...")
+        builds.append(_child("build", str(home), str(warehouse)))
+    from bench.generate import repo_names, week_of
+
+    repo = repo_names(repos)[0]
+    adds = []
+    for i in range(runs):  # the first adds the week, the others replace it: the same work
+        log(f"  add week {i + 1}/{runs} ...")
+        adds.append(_child("add_week", str(home), str(warehouse), repo, str(weeks)))
+    report = _child("report", str(warehouse), repo, week_of(weeks - 1).isoformat(), str(runs))
+    median_build = sorted(builds, key=lambda b: b["seconds"])[len(builds) // 2]
+    return {
+        "scale": scale,
+        "repos": repos,
+        "weeks": weeks,
+        "prs_per_week": prs,
+        "prs": median_build["prs"],
+        "lake_files": repos * weeks,
+        "generate_seconds": generated["seconds"],
+        "build_runs": build_runs,
+        "build_seconds": statistics.median(b["seconds"] for b in builds),
+        "build_peak_mib": max(b["peak_mib"] for b in builds),
+        "build_models": median_build["models"],
+        "add_week_runs": runs,
+        "add_week_seconds": statistics.median(a["seconds"] for a in adds),
+        "add_week_models": sorted(adds, key=lambda a: a["seconds"])[len(adds) // 2]["models"],
+        "report_ms": report["median_ms"],
+        "report_first_ms": report["first_ms"],
+        "report_files": report["files"],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "_step":
+        step, *args = argv[1:]
+        if step == "build":
+            figures = step_build(Path(args[0]), Path(args[1]))
+        elif step == "add_week":
+            figures = step_add_week(Path(args[0]), Path(args[1]), args[2], int(args[3]))
+        else:
+            figures = step_report(Path(args[0]), args[1], date.fromisoformat(args[2]), int(args[3]))
+        print(json.dumps(figures))
+        return 0
+    parser = argparse.ArgumentParser(prog="python -m bench.scale", description=__doc__)
+    parser.add_argument("--scale", choices=sorted(SCALES), default="full")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--build-runs", type=int, default=None)
+    args = parser.parse_args(argv)
+    print(json.dumps(run(args.scale, args.runs, args.build_runs), indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
