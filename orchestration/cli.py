@@ -18,6 +18,7 @@ from orchestration.config import (
     repo_slug,
     validate_repo,
 )
+from orchestration.storage import join
 from orchestration.weeks import check_week_ended, iso_label, parse_week, weeks_between
 
 SAMPLE_DATASET = PROJECT_DIR / "orchestration" / "sample" / "acme__rocket.jsonl"
@@ -25,17 +26,36 @@ SAMPLE_REPO = "acme/rocket"
 
 EPILOG = """\
 environment:
-  PRWEEKLY_HOME       where the lake, warehouse, reports and run history live (default ./data)
-  PRWEEKLY_SOURCE     default source: github or file:PATH (default github)
-  GITHUB_TOKEN        token for the github source (read-only access to the repository)
-  GITHUB_GRAPHQL_URL  GraphQL endpoint, for GitHub Enterprise (default api.github.com)
+  PRWEEKLY_HOME              where the warehouse, repositories.yml, run history and (by default)
+                             the lake and reports live (default ./data)
+  PRWEEKLY_SOURCE            default source: github or file:PATH (default github)
+  GITHUB_TOKEN               token for the github source (read access to pull requests)
+  GITHUB_GRAPHQL_URL         GraphQL endpoint, for GitHub Enterprise (default api.github.com)
+  PRWEEKLY_MAX_WAIT_SECONDS  most time to wait on rate limits, per week fetched (default 900)
+  PRWEEKLY_LAKE_URI, PRWEEKLY_REPORTS_URI
+                             the lake and reports elsewhere (a folder, s3://..., gs://...)
 
 examples:
+  prweekly demo                                    the bundled sample, offline
   prweekly build --repo verl-project/verl --week 2026-W30
   prweekly build --repo verl-project/verl --week 2026-01-05 --to 2026-07-20
   prweekly build --repo acme/rocket --week 2026-W30 --source file:prs.jsonl.gz
+  prweekly repo add verl-project/verl --core-path verl/trainer/
   prweekly sql "select week_start, merged_prs, theme from marts.fct_weekly_summary"
-  prweekly demo
+  prweekly ui                                      the Dagster UI, with the weekly schedule
+"""
+
+SQL_EPILOG = """\
+marts:
+  marts.fct_pull_requests       one row per merged PR: type, areas, importance, risk flags
+  marts.fct_weekly_summary      one row per repository and week: volume, authors, theme
+  marts.fct_weekly_area_trends  one row per repository, week and area: PRs against the trend
+  marts.fct_weekly_risks        one row per week, risk flag and PR, with the reason
+
+examples:
+  prweekly sql "select number, title, importance from marts.fct_pull_requests limit 5"
+  prweekly sql --format csv "select * from marts.fct_weekly_risks" > risks.csv
+  prweekly sql --format json --file question.sql
 """
 
 
@@ -76,10 +96,17 @@ def _parser() -> argparse.ArgumentParser:
         help="run read-only SQL over the warehouse",
         description="Run a read-only query over $PRWEEKLY_HOME/warehouse.duckdb. Tables live in "
         "the schemas marts, intermediate, staging and seeds. Waits if a build is writing.",
+        epilog=SQL_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sql.add_argument("query", nargs="?", help="the SQL to run (or use --file)")
     sql.add_argument("--file", type=Path, help="read the SQL from this file")
-    sql.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    sql.add_argument(
+        "--format",
+        choices=("table", "csv", "json"),
+        default="table",
+        help="aligned table (default), CSV with a header, or a JSON array of objects",
+    )
 
     emulator = commands.add_parser(
         "emulator",
@@ -124,10 +151,10 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _report_paths(repo: str, weeks: list[date]) -> list[Path]:
-    reports = load_settings().reports_dir / repo_slug(repo)
+def _report_paths(repo: str, weeks: list[date]) -> list:
+    reports = join(load_settings().reports_dir, repo_slug(repo))
     return [
-        reports / f"{week}.{lang}.{ext}"
+        join(reports, f"{week}.{lang}.{ext}")
         for week in weeks
         for lang in ("zh", "en")
         for ext in ("md", "html")

@@ -7,6 +7,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from orchestration.storage import Location, location
+
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 SQL_DIR = PROJECT_DIR / "sql"
 TEMPLATES_DIR = PROJECT_DIR / "reports" / "templates"
@@ -49,12 +51,14 @@ class Settings:
         return self.home / "warehouse.duckdb"
 
     @property
-    def lake_dir(self) -> Path:
-        return self.home / "lake"
+    def lake_dir(self) -> Location:
+        """`$PRWEEKLY_LAKE_URI` (a folder or an object store URI), else `$PRWEEKLY_HOME/lake`."""
+        return location(os.environ.get("PRWEEKLY_LAKE_URI") or self.home / "lake")
 
     @property
-    def reports_dir(self) -> Path:
-        return self.home / "reports"
+    def reports_dir(self) -> Location:
+        """`$PRWEEKLY_REPORTS_URI`, else `$PRWEEKLY_HOME/reports`."""
+        return location(os.environ.get("PRWEEKLY_REPORTS_URI") or self.home / "reports")
 
     @property
     def dagster_home(self) -> Path:

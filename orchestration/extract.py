@@ -17,13 +17,13 @@ STALE_TEMP_SECONDS = 3600  # a temporary file this old belongs to a write that w
 
 
 def sweep_stale_temp_files(partition: Path, older_than: float = STALE_TEMP_SECONDS) -> int:
-    """Remove `.data.*.parquet.tmp` files a killed write left in a partition's folder.
+    """Remove `.data.*.tmp` files a killed write left in a partition's folder.
 
     Readers never see them (DuckDB reads `*/*/data.parquet`); this only reclaims the space.
     Young ones are kept: they may belong to a build still writing.
     """
     removed = 0
-    for temp in partition.glob(".data.*.parquet.tmp"):
+    for temp in partition.glob(".data.*.tmp"):
         try:
             if time.time() - temp.stat().st_mtime > older_than:
                 temp.unlink()
@@ -65,7 +65,8 @@ def raw_pull_requests(
             )
         for week in weeks:
             path = write_partition(settings.lake_dir, scope.repo, week, buckets.get(week, []))
-            sweep_stale_temp_files(path.parent)
+            if isinstance(path, Path):  # an object store publishes whole objects: no temp files
+                sweep_stale_temp_files(path.parent)
             total += len(buckets.get(week, []))
             weeks_written += 1
         context.log.info(f"{scope.repo}: wrote {weeks_written} week(s), {total} PR(s)")

@@ -7,18 +7,16 @@ never as an empty list, so the models can tell "unknown" from "none".
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 from collections.abc import Iterable
 from datetime import UTC, date, datetime
-from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from orchestration.config import repo_slug
+from orchestration.storage import Location, join, write_bytes
 from orchestration.weeks import monday_of
 
 FILE_CHANGE = pa.struct(
@@ -266,17 +264,19 @@ def _thread(thread: dict, number: Any = None) -> dict:
     }
 
 
-def partition_dir(lake_dir: Path, repo: str, week_start: date) -> Path:
-    return (
-        lake_dir
-        / "raw"
-        / "pull_requests"
-        / f"repo={repo_slug(repo)}"
-        / f"week={week_start.isoformat()}"
+def partition_dir(lake_dir: Location, repo: str, week_start: date) -> Location:
+    return join(
+        lake_dir,
+        "raw",
+        "pull_requests",
+        f"repo={repo_slug(repo)}",
+        f"week={week_start.isoformat()}",
     )
 
 
-def write_partition(lake_dir: Path, repo: str, week_start: date, rows: Iterable[dict]) -> Path:
+def write_partition(
+    lake_dir: Location, repo: str, week_start: date, rows: Iterable[dict]
+) -> Location:
     """Write one week's rows atomically: a temporary file renamed over `data.parquet`.
 
     Readers see either the previous file or the new one. An empty week still gets a file (with
@@ -288,22 +288,13 @@ def write_partition(lake_dir: Path, repo: str, week_start: date, rows: Iterable[
         dupes = sorted({n for n in numbers if numbers.count(n) > 1})
         raise SourceDataError(f"{repo} week {week_start}: duplicate PR numbers {dupes[:10]}")
     table = pa.Table.from_pylist(ordered, schema=PULL_REQUEST_SCHEMA)
-    target_dir = partition_dir(lake_dir, repo, week_start)
-    target_dir.mkdir(parents=True, exist_ok=True)
-    target = target_dir / "data.parquet"
-    fd, tmp_name = tempfile.mkstemp(prefix=".data.", suffix=".parquet.tmp", dir=target_dir)
-    os.close(fd)
-    try:
-        pq.write_table(table, tmp_name, compression="zstd")
-        with open(tmp_name, "rb") as handle:
-            os.fsync(handle.fileno())
-        os.replace(tmp_name, target)
-    except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
-        raise
+    buffer = pa.BufferOutputStream()
+    pq.write_table(table, buffer, compression="zstd")
+    target = join(partition_dir(lake_dir, repo, week_start), "data.parquet")
+    write_bytes(target, buffer.getvalue().to_pybytes())
     return target
 
 
-def lake_glob(lake_dir: Path) -> str:
+def lake_glob(lake_dir: Location) -> str:
     """The glob DuckDB reads for the raw pull requests source."""
-    return str(lake_dir / "raw" / "pull_requests" / "*" / "*" / "data.parquet")
+    return str(join(lake_dir, "raw", "pull_requests", "*", "*", "data.parquet"))

@@ -7,6 +7,7 @@ finds a build writing says so once and waits, instead of failing on DuckDB's loc
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -40,6 +41,9 @@ def connect(
         path.parent.mkdir(parents=True, exist_ok=True)
         conn = duckdb.connect(str(path), read_only=read_only)
         try:
+            setup = os.environ.get("PRWEEKLY_DUCKDB_INIT")
+            if setup:  # e.g. credentials for a lake on object storage: CREATE SECRET (...)
+                conn.execute(setup)
             yield conn
         finally:
             conn.close()

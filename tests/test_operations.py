@@ -252,3 +252,98 @@ def test_sql_formats_files_and_plain_duckdb_readers(home: Path, tmp_path: Path, 
         duckdb.connect(str(home / "warehouse.duckdb"), read_only=True).execute(
             "create table marts.x as select 1"
         )
+
+
+def test_repository_settings_reach_the_models(home: Path) -> None:
+    build = [
+        "build",
+        "--repo",
+        "acme/rocket",
+        "--week",
+        "2026-W27",
+        "--to",
+        "2026-W30",
+        "--source",
+        f"file:{SAMPLE_DATASET}",
+    ]
+    assert main(build) == 0
+    sql = (
+        "select number, primary_area, core_path from marts.fct_pull_requests "
+        "where number in (109, 110, 112) order by number"
+    )
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as conn:
+        before = conn.execute(sql).fetchall()
+    assert before == [(109, "sim", False), (110, "sensors", False), (112, "sim", False)]
+    assert (
+        main(
+            [
+                "repo",
+                "add",
+                "acme/rocket",
+                "--area",
+                "rocket/sensors/=avionics",
+                "--core-path",
+                "rocket/sim/",
+            ]
+        )
+        == 0
+    )
+    assert main(build) == 0
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as conn:
+        after = conn.execute(sql).fetchall()
+        reason = conn.execute(
+            "select reason from marts.fct_weekly_risks "
+            "where number = 112 and risk_flag = 'core_path'"
+        ).fetchone()
+    assert after == [(109, "sim", True), (110, "avionics", False), (112, "sim", True)]
+    assert "rocket/sim/" in reason[0]
+
+
+def test_queries_during_a_real_build_all_answer(home: Path) -> None:
+    assert (
+        main(
+            [
+                "build",
+                "--repo",
+                "acme/rocket",
+                "--week",
+                "2026-W27",
+                "--source",
+                f"file:{SAMPLE_DATASET}",
+            ]
+        )
+        == 0
+    )
+    env = {**os.environ, "PRWEEKLY_HOME": str(home)}
+    build = subprocess.Popen(
+        [
+            PRWEEKLY,
+            "build",
+            "--repo",
+            "acme/rocket",
+            "--week",
+            "2026-W28",
+            "--to",
+            "2026-W30",
+            "--source",
+            f"file:{SAMPLE_DATASET}",
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    answers = []
+    while build.poll() is None:
+        query = subprocess.run(
+            [PRWEEKLY, "sql", "select count(*) from marts.fct_weekly_summary"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert query.returncode == 0, query.stderr
+        answers.append(int(query.stdout))
+    assert build.returncode == 0, build.stderr.read()[-2000:]
+    assert len(answers) >= 2 and set(answers) <= {1, 2, 3, 4}
+    assert answers == sorted(answers)  # weeks appear, never vanish or half-appear

@@ -92,7 +92,7 @@ def test_builds_killed_at_each_write_leave_old_data_and_a_rerun_is_exact(
 
     # 1. killed half-way through the Parquet file: the torn temporary file is invisible
     killed_build(home, "parquet_write", v2)
-    (torn,) = partition.glob(".data.*.parquet.tmp")
+    (torn,) = partition.glob(".data.*.tmp")
     with pytest.raises(Exception):  # noqa: B017 - torn indeed, whatever pyarrow calls it
         pq.read_table(torn)
     assert glob.glob(lake_glob(home / "lake")) == [str(partition / "data.parquet")]

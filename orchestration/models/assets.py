@@ -6,6 +6,7 @@ import dagster as dg
 
 from orchestration.models.checks import run_checks
 from orchestration.models.project import Model, Project
+from orchestration.models.repository_settings import load_repository_settings
 from orchestration.models.run import load_seeds, materialize
 from orchestration.partitions import scopes_of, weekly_partitions
 from orchestration.resources import PrweeklyResource
@@ -34,7 +35,9 @@ def seed_specs(project: Project) -> list[dg.AssetSpec]:
 def build_model_asset(project: Project, model: Model) -> dg.AssetsDefinition:
     deps = [_dep_key(project, ref) for ref in model.refs]
     for source in model.sources:
-        deps.append(dg.AssetKey(project.sources[source]["asset"]))
+        if "asset" in project.sources[source]:
+            deps.append(dg.AssetKey(project.sources[source]["asset"]))
+    reads_settings = any(source_name == "settings" for source_name, _ in model.sources)
     key = dg.AssetKey(model.name)
     check_specs = [
         dg.AssetCheckSpec(
@@ -43,15 +46,16 @@ def build_model_asset(project: Project, model: Model) -> dg.AssetsDefinition:
         for test in model.tests
     ]
 
-    # Only incremental models hold per-week rows; a view or table is rebuilt whole, so it is
-    # one unpartitioned asset (and costs Dagster one event per run, not one per week).
-    partitioned = model.materialized == "incremental"
+    # Every model shares the repo × week partitions, so a backfill launched from the UI is one
+    # run through the whole graph. Only incremental models hold per-week rows: a view or table
+    # is rebuilt whole, once per run, whatever partitions the run covers.
+    incremental = model.materialized == "incremental"
 
     @dg.asset(
         name=model.name,
         deps=deps,
-        partitions_def=weekly_partitions if partitioned else None,
-        backfill_policy=dg.BackfillPolicy.single_run() if partitioned else None,
+        partitions_def=weekly_partitions,
+        backfill_policy=dg.BackfillPolicy.single_run(),
         group_name=model.layer,
         kinds={"duckdb", "sql"},
         description=model.description or None,
@@ -75,10 +79,12 @@ def build_model_asset(project: Project, model: Model) -> dg.AssetsDefinition:
         settings = prweekly.settings()
         started = time.monotonic()
         with connect(settings.warehouse_path, on_wait=context.log.info) as conn:
+            if reads_settings:
+                load_repository_settings(conn, settings.home)
             if any(ref in project.seeds for ref in model.refs):
                 for name in load_seeds(conn, project):
                     context.log.info(f"loaded seed {name}")
-            scopes = scopes_of(context) if partitioned else [None]
+            scopes = scopes_of(context) if incremental else [None]
             modes = [
                 materialize(conn, project, model, lake_dir=settings.lake_dir, scope=scope)
                 for scope in scopes

@@ -9,12 +9,12 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from datetime import date
-from pathlib import Path
 from typing import Any
 
 import duckdb
 
 from orchestration.models.project import Model, Project, ProjectError, jinja_env
+from orchestration.storage import Location, join
 
 _MISSING = object()
 
@@ -40,7 +40,7 @@ def render(
     project: Project,
     model: Model,
     *,
-    lake_dir: Path,
+    lake_dir: Location,
     incremental: bool,
     variables: dict[str, Any],
 ) -> tuple[str, dict[str, Any]]:
@@ -58,7 +58,9 @@ def render(
 
     def source(source_name: str, table: str) -> str:
         spec = project.sources[(source_name, table)]
-        path = sql_string(str(lake_dir / spec["path"]))
+        if spec.get("format") == "table":  # loaded by the runner, e.g. repository settings
+            return f"{source_name}.{table}"
+        path = sql_string(str(join(lake_dir, spec["path"])))
         if spec.get("format") == "file_list":
             return f"glob({path})"
         return f"read_parquet({path}, hive_partitioning = false)"
@@ -100,7 +102,7 @@ def materialize(
     project: Project,
     model: Model,
     *,
-    lake_dir: Path,
+    lake_dir: Location,
     scope: RunScope | None,
     variables: dict[str, Any] | None = None,
 ) -> str:

@@ -1,7 +1,6 @@
 """The `weekly_report` asset: Markdown and HTML per language, and the area chart, per week."""
 
 from datetime import date
-from pathlib import Path
 
 import dagster as dg
 import duckdb
@@ -11,6 +10,7 @@ from orchestration.partitions import scopes_of, weekly_partitions
 from orchestration.report.queries import load_week
 from orchestration.report.render import chart_name, render_week, write_atomic
 from orchestration.resources import PrweeklyResource
+from orchestration.storage import Location, delete, join
 from orchestration.warehouse import connect
 from orchestration.weeks import weeks_between
 
@@ -23,16 +23,16 @@ MART_DEPENDENCIES = [
 
 
 def write_week(
-    conn: duckdb.DuckDBPyConnection, reports_dir: Path, repo: str, week: date
-) -> dict[str, tuple[Path, int, str]]:
+    conn: duckdb.DuckDBPyConnection, reports_dir: Location, repo: str, week: date
+) -> dict[str, tuple[Location, int, str]]:
     """Render one week and write its files; {file name: (path, bytes, text)}."""
-    folder = reports_dir / repo_slug(repo)
+    folder = join(reports_dir, repo_slug(repo))
     files = render_week(load_week(conn, repo, week))
     if chart_name(week) not in files:  # an empty week has no chart: drop one left from before
-        (folder / chart_name(week)).unlink(missing_ok=True)
+        delete(join(folder, chart_name(week)))
     written = {}
     for name, text in files.items():
-        path = folder / name
+        path = join(folder, name)
         written[name] = (path, write_atomic(path, text), text)
     return written
 
@@ -50,7 +50,7 @@ def weekly_report(
     context: dg.AssetExecutionContext, prweekly: PrweeklyResource
 ) -> dg.MaterializeResult:
     settings = prweekly.settings()
-    written: list[tuple[Path, int]] = []
+    written: list[tuple[Location, int]] = []
     last: dict[str, str] = {}
     with connect(settings.warehouse_path, read_only=True, on_wait=context.log.info) as conn:
         for scope in scopes_of(context):
@@ -66,7 +66,7 @@ def weekly_report(
         ["| file | bytes |", "| :--- | ---: |"]
         + [f"| `{path}` | {size:,} |" for path, size in written]
     )
-    html = [path for path, _ in written if path.suffix == ".html"]
+    html = [path for path, _ in written if str(path).endswith(".html")]
     return dg.MaterializeResult(
         metadata={
             "files": dg.MetadataValue.md(table),

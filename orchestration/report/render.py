@@ -7,12 +7,9 @@ The templates only lay text out; sentences come from the per-language strings in
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 from datetime import date
 from functools import cache
-from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -32,6 +29,7 @@ from orchestration.report.view import (
     ReportView,
     build_view,
 )
+from orchestration.storage import Location, write_bytes
 
 LANGUAGES = ("zh", "en")
 FORMATS = ("md", "html")
@@ -464,18 +462,6 @@ def render_week(facts: WeekFacts) -> dict[str, str]:
     return files
 
 
-def write_atomic(path: Path, text: str) -> int:
+def write_atomic(path: Location, text: str) -> int:
     """Replace `path` with `text` so a reader never sees half a report."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    data = text.encode("utf-8")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return len(data)
+    return write_bytes(path, text.encode("utf-8"))

@@ -1,8 +1,9 @@
 {{ config(materialized='incremental') }}
 
 -- One row per file changed by a merged pull request, classified: test, docs, CI, dependency
--- manifest or code; its area (seeds/area_path_rules.csv, else the repository's own layout);
--- whether it is under a configured core path (seeds/core_paths.csv); and the hardware word
+-- manifest or code; its area (seeds/area_path_rules.csv and repositories.yml, else the
+-- repository's own layout); whether it is under a configured core path (seeds/core_paths.csv
+-- and repositories.yml); and the hardware word
 -- (seeds/keywords.csv) its path names, if any.
 with files as (
     select * from {{ ref('stg_pull_request_files') }}
@@ -39,7 +40,11 @@ ruled as (
         k.repo, k.number, k.path,
         arg_max(r.area, length(r.path_prefix) * 2 + (r.repo <> '*')::integer) as rule_area
     from kinds k
-    join {{ ref('area_path_rules') }} r
+    join (
+        select repo, path_prefix, area from {{ ref('area_path_rules') }}
+        union all
+        select repo, path_prefix, area from {{ source('settings', 'area_rules') }}
+    ) r
         on (r.repo = k.repo or r.repo = '*') and starts_with(k.path, r.path_prefix)
     group by k.repo, k.number, k.path
 ),
@@ -47,7 +52,11 @@ ruled as (
 configured_core as (
     select k.repo, k.number, k.path, arg_max(c.path_prefix, length(c.path_prefix)) as core_prefix
     from kinds k
-    join {{ ref('core_paths') }} c
+    join (
+        select repo, path_prefix from {{ ref('core_paths') }}
+        union all
+        select repo, path_prefix from {{ source('settings', 'core_paths') }}
+    ) c
         on (c.repo = k.repo or c.repo = '*') and starts_with(k.path, c.path_prefix)
     group by k.repo, k.number, k.path
 ),

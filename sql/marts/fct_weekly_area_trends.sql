@@ -37,7 +37,10 @@ area_prs as (
 ),
 
 counts as (
-    select repo, week_start, area, count(*) as pr_count, sum(importance) as importance_sum
+    -- decimal sums: the same inputs give the same figures whatever order DuckDB adds them in
+    select
+        repo, week_start, area, count(*) as pr_count,
+        sum(cast(importance as decimal(18, 1))) as importance_sum
     from area_prs
     group by repo, week_start, area
 ),
@@ -55,7 +58,7 @@ filled as (
         g.week_start,
         g.area,
         coalesce(c.pr_count, 0) as pr_count,
-        round(coalesce(c.importance_sum, 0), 1) as importance_sum
+        coalesce(c.importance_sum, 0) as importance_sum
     from grid g
     left join counts c using (repo, week_start, area)
 ),
@@ -78,9 +81,9 @@ classified as (
         w.week_start,
         w.area,
         w.pr_count,
-        w.importance_sum,
+        cast(w.importance_sum as double) as importance_sum,
         round(coalesce(w.trailing_avg, 0), 2) as trailing_avg,
-        round(coalesce(w.trailing_importance_avg, 0), 2) as trailing_importance_avg,
+        round(cast(coalesce(w.trailing_importance_avg, 0) as double), 2) as trailing_importance_avg,
         case
             when coalesce(w.trailing_avg, 0) = 0 then 'new'
             when w.pr_count >= s.rising_ratio * w.trailing_avg

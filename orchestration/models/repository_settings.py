@@ -1,0 +1,43 @@
+"""Per-repository settings from repositories.yml, as warehouse tables for the SQL models.
+
+Models read them with `{{ source('settings', 'area_rules') }}` and
+`{{ source('settings', 'core_paths') }}`, beside the seeds' rules for every repository.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+
+from orchestration.repositories import load_repositories
+
+SCHEMA = "settings"
+
+
+def load_repository_settings(conn: duckdb.DuckDBPyConnection, home: Path) -> None:
+    """Replace the settings tables with what repositories.yml says now (values as parameters)."""
+    repos = load_repositories(home)
+    rules = [(r.name, prefix, area) for r in repos for prefix, area in r.area_rules.items()]
+    cores = [
+        (r.name, prefix, "configured in repositories.yml") for r in repos for prefix in r.core_paths
+    ]
+    conn.execute("begin transaction")
+    try:
+        conn.execute(f"create schema if not exists {SCHEMA}")
+        conn.execute(
+            f"create or replace table {SCHEMA}.area_rules "
+            "(repo varchar, path_prefix varchar, area varchar)"
+        )
+        conn.execute(
+            f"create or replace table {SCHEMA}.core_paths "
+            "(repo varchar, path_prefix varchar, reason varchar)"
+        )
+        if rules:
+            conn.executemany(f"insert into {SCHEMA}.area_rules values (?, ?, ?)", rules)
+        if cores:
+            conn.executemany(f"insert into {SCHEMA}.core_paths values (?, ?, ?)", cores)
+        conn.execute("commit")
+    except BaseException:
+        conn.execute("rollback")
+        raise

@@ -1,0 +1,69 @@
+"""Where prweekly's files live: a local folder, or an object store named by a URI.
+
+The lake and the reports are written here. A reader must only ever see a whole file, so local
+writes go to a temporary name first and are renamed into place, while object stores (`s3://`,
+`gs://`, ...) publish an object only once its upload completes. Both go through pyarrow's
+filesystems, which prweekly already depends on.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import pyarrow.fs as pafs
+
+Location = Path | str  # a local folder (Path) or a URI such as s3://bucket/prefix
+
+
+def location(value: str | Path) -> Location:
+    """A URI stays a string; anything else is a local path, made absolute."""
+    text = str(value)
+    return text.rstrip("/") if "://" in text else Path(text).expanduser().resolve()
+
+
+def join(base: Location, *parts: str) -> Location:
+    if isinstance(base, Path):
+        return base.joinpath(*parts)
+    return "/".join([base.rstrip("/"), *(p.strip("/") for p in parts)])
+
+
+def write_bytes(target: Location, data: bytes) -> int:
+    """Replace `target` with `data`, so that a reader never sees a partial file."""
+    if isinstance(target, Path):
+        _write_local(target, data)
+        return len(data)
+    filesystem, path = pafs.FileSystem.from_uri(target)
+    if isinstance(filesystem, pafs.LocalFileSystem):
+        _write_local(Path(path), data)
+    else:
+        parent = path.rsplit("/", 1)[0]
+        filesystem.create_dir(parent, recursive=True)
+        with filesystem.open_output_stream(path) as out:  # the object appears when closed
+            out.write(data)
+    return len(data)
+
+
+def _write_local(target: Path, data: bytes) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def delete(target: Location) -> None:
+    """Remove a file if it exists."""
+    if isinstance(target, Path):
+        target.unlink(missing_ok=True)
+        return
+    filesystem, path = pafs.FileSystem.from_uri(target)
+    if filesystem.get_file_info(path).type != pafs.FileType.NotFound:
+        filesystem.delete_file(path)

@@ -1,0 +1,65 @@
+"""The lake and the reports behind a URI, as on object storage: configuration only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+
+from orchestration.cli import main
+from orchestration.storage import join, location, write_bytes
+from tests.conftest import SAMPLE_DATASET
+
+
+def test_locations_keep_uris_and_resolve_paths(tmp_path: Path) -> None:
+    assert location("s3://bucket/prefix/") == "s3://bucket/prefix"
+    assert join("s3://bucket/prefix", "raw", "week=2026-07-20") == (
+        "s3://bucket/prefix/raw/week=2026-07-20"
+    )
+    assert location(tmp_path / "x" / ".." / "y") == tmp_path / "y"
+    assert join(tmp_path, "a", "b") == tmp_path / "a" / "b"
+
+
+def test_writes_replace_whole_files_and_leave_no_temporary(tmp_path: Path) -> None:
+    target = tmp_path / "deep" / "file.txt"
+    write_bytes(target, b"old")
+    write_bytes(target, b"new")
+    uri_target = f"file://{tmp_path}/other/file.txt"
+    write_bytes(uri_target, b"via uri")
+    assert target.read_bytes() == b"new"
+    assert (tmp_path / "other" / "file.txt").read_bytes() == b"via uri"
+    assert sorted(p.name for p in tmp_path.rglob("*") if p.is_file()) == ["file.txt", "file.txt"]
+
+
+def test_a_build_with_the_lake_and_reports_behind_uris(home: Path, tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("PRWEEKLY_LAKE_URI", f"file://{tmp_path}/bucket/lake")
+    monkeypatch.setenv("PRWEEKLY_REPORTS_URI", f"file://{tmp_path}/bucket/reports/")
+    assert (
+        main(
+            [
+                "build",
+                "--repo",
+                "acme/rocket",
+                "--week",
+                "2026-W29",
+                "--to",
+                "2026-W30",
+                "--source",
+                f"file:{SAMPLE_DATASET}",
+            ]
+        )
+        == 0
+    )
+    bucket = tmp_path / "bucket"
+    lake = sorted(p.relative_to(bucket).as_posix() for p in (bucket / "lake").rglob("*.parquet"))
+    assert lake == [
+        "lake/raw/pull_requests/repo=acme__rocket/week=2026-07-13/data.parquet",
+        "lake/raw/pull_requests/repo=acme__rocket/week=2026-07-20/data.parquet",
+    ]
+    assert (bucket / "reports" / "acme__rocket" / "2026-07-20.zh.html").exists()
+    assert not (home / "lake").exists() and not (home / "reports").exists()
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as conn:
+        weeks = conn.execute(
+            "select week_start::varchar, merged_prs from marts.fct_weekly_summary order by 1"
+        ).fetchall()
+    assert weeks == [("2026-07-13", 8), ("2026-07-20", 10)]
