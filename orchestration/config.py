@@ -24,7 +24,7 @@ class UsageError(ValueError):
 
 def validate_repo(repo: str) -> str:
     """Return `repo` if it is a safe `owner/name`; reject anything that could escape a path."""
-    match = _REPO_RE.match(repo or "")
+    match = _REPO_RE.fullmatch(repo or "")
     if not match or ".." in repo:
         raise UsageError(
             f"repository {repo!r} is not in owner/name form "

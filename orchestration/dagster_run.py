@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import socket
 from datetime import date
 
 import dagster as dg
@@ -29,10 +31,46 @@ def forget_repo(settings: Settings, repo: str) -> None:
         instance.delete_dynamic_partition(repo_partitions.name, repo)
 
 
+PID_TAG = "prweekly/pid"
+HOST_TAG = "prweekly/host"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def fail_orphaned_runs(instance: dg.DagsterInstance) -> list[str]:
+    """Mark runs that a killed `prweekly build` on this host left STARTED as failed.
+
+    Such a run can never finish; left alone it would show as in progress in the UI forever.
+    Locks cannot be left behind: the warehouse lock is released by the OS with the process.
+    """
+    host = socket.gethostname()
+    orphaned = []
+    for run in instance.get_runs(
+        filters=dg.RunsFilter(statuses=[dg.DagsterRunStatus.STARTED], tags={HOST_TAG: host})
+    ):
+        pid = run.tags.get(PID_TAG, "")
+        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+            instance.report_run_failed(
+                run,
+                f"the prweekly process (pid {pid}) that ran this build ended without finishing it",
+            )
+            orphaned.append(run.run_id)
+    return orphaned
+
+
 def run_weekly_job(
     settings: Settings, repo: str, first: date, last: date, source: str
 ) -> dg.ExecuteInProcessResult:
     instance = register_repo(settings, repo)
+    fail_orphaned_runs(instance)
 
     from orchestration.definitions import defs
     from orchestration.progress import progress_logger
@@ -42,6 +80,8 @@ def run_weekly_job(
         "dagster/asset_partition_range_start": str(partition_key(repo, first)),
         "dagster/asset_partition_range_end": str(partition_key(repo, last)),
         "prweekly/source": source.split(":", 1)[0],
+        PID_TAG: str(os.getpid()),
+        HOST_TAG: socket.gethostname(),
     }
     result = job.execute_in_process(
         instance=instance,

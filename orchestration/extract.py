@@ -1,14 +1,36 @@
 """The raw extract: each week's merged pull requests, written to the Parquet lake."""
 
+import time
 from collections import defaultdict
+from pathlib import Path
 
 import dagster as dg
 
+from orchestration.config import validate_repo
 from orchestration.lake import SourceDataError, to_row, write_partition
 from orchestration.partitions import scopes_of, weekly_partitions
 from orchestration.resources import PrweeklyResource
 from orchestration.sources import open_source
 from orchestration.weeks import week_window, weeks_between
+
+STALE_TEMP_SECONDS = 3600  # a temporary file this old belongs to a write that was killed
+
+
+def sweep_stale_temp_files(partition: Path, older_than: float = STALE_TEMP_SECONDS) -> int:
+    """Remove `.data.*.tmp` files a killed write left in a partition's folder.
+
+    Readers never see them (DuckDB reads `*/*/data.parquet`); this only reclaims the space.
+    Young ones are kept: they may belong to a build still writing.
+    """
+    removed = 0
+    for temp in partition.glob(".data.*.tmp"):
+        try:
+            if time.time() - temp.stat().st_mtime > older_than:
+                temp.unlink()
+                removed += 1
+        except FileNotFoundError:
+            pass
+    return removed
 
 
 @dg.asset(
@@ -26,6 +48,7 @@ def raw_pull_requests(
     total = 0
     weeks_written = 0
     for scope in scopes_of(context):
+        validate_repo(scope.repo)  # a partition added by hand must not reach a path or a query
         weeks = weeks_between(scope.start_week, scope.end_week)
         start, _ = week_window(scope.start_week)
         _, end = week_window(scope.end_week)
@@ -41,7 +64,9 @@ def raw_pull_requests(
                 f"{source.description} returned PRs merged outside the requested weeks: {stray}"
             )
         for week in weeks:
-            write_partition(settings.lake_dir, scope.repo, week, buckets.get(week, []))
+            path = write_partition(settings.lake_dir, scope.repo, week, buckets.get(week, []))
+            if isinstance(path, Path):  # an object store publishes whole objects: no temp files
+                sweep_stale_temp_files(path.parent)
             total += len(buckets.get(week, []))
             weeks_written += 1
         context.log.info(f"{scope.repo}: wrote {weeks_written} week(s), {total} PR(s)")

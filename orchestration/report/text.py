@@ -14,8 +14,9 @@ MAX_BODY_CHARS = 20_000  # a description longer than this is not read past this 
 SUMMARY_SOFT_LIMIT = 240  # stop adding sentences after this many characters
 SUMMARY_HARD_LIMIT = 360  # never longer than this
 
+# zero-width (non-)joiners stay: they join emoji sequences and shape Persian or Indic text
 _CONTROL = re.compile(
-    r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]"
+    r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b\u200e\u200f\u202a-\u202e\u2066-\u2069]"
 )
 _COMMENT = re.compile(r"<!--.*?(-->|$)", re.DOTALL)
 _FENCE = re.compile(r"^\s*(```|~~~)")

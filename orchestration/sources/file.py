@@ -1,8 +1,13 @@
-"""The `file:PATH` source: JSON lines of `PullRequest` nodes, plain or gzip-compressed."""
+"""The `file:PATH` source: JSON lines of `PullRequest` nodes, plain or gzip-compressed.
+
+Bytes that are not valid UTF-8 become U+FFFD (the PR is kept). A PR number that appears on two
+lines is read once if the lines are byte-identical, and is an error naming both lines if not.
+"""
 
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import re
 import zlib
@@ -26,12 +31,13 @@ class FileSource:
         with open(self.path, "rb") as probe:
             gzipped = probe.read(2) == b"\x1f\x8b"
         if gzipped:
-            return gzip.open(self.path, "rt", encoding="utf-8")
-        return open(self.path, encoding="utf-8")
+            return gzip.open(self.path, "rt", encoding="utf-8", errors="replace")
+        return open(self.path, encoding="utf-8", errors="replace")
 
     def fetch(self, repo: str, start: datetime, end: datetime) -> Iterator[dict]:
         if not self.path.is_file():
             raise UsageError(f"dataset file {self.path} does not exist")
+        seen: dict[int, tuple[int, bytes]] = {}  # number: (first line, digest of that line)
         try:
             with self._open() as lines:
                 for line_no, line in enumerate(lines, start=1):
@@ -39,6 +45,8 @@ class FileSource:
                     if not line.strip():
                         continue
                     node = self._parse(line, line_no)
+                    if self._is_repeat(node, line, line_no, seen):
+                        continue
                     merged_at = parse_timestamp(
                         node.get("mergedAt"), "mergedAt", node.get("number")
                     )
@@ -60,6 +68,24 @@ class FileSource:
         if not isinstance(node, dict):
             raise SourceDataError(f"{self.path}:{line_no}: expected a JSON object per line")
         return node
+
+    def _is_repeat(
+        self, node: dict, line: str, line_no: int, seen: dict[int, tuple[int, bytes]]
+    ) -> bool:
+        """True for an exact repeat of an earlier line's PR; an error if the PR differs."""
+        number = node.get("number")
+        if not isinstance(number, int) or isinstance(number, bool):
+            return False  # to_row names the invalid number
+        digest = hashlib.sha256(line.strip().encode("utf-8", "surrogatepass")).digest()
+        first = seen.setdefault(number, (line_no, digest))
+        if first[0] == line_no:
+            return False
+        if first[1] == digest:
+            return True
+        raise SourceDataError(
+            f"{self.path}:{line_no}: PR #{number} appears again with different data "
+            f"(first on line {first[0]}); keep one record per PR"
+        )
 
     def _check_repo(self, node: dict, repo: str, line_no: int) -> None:
         """A file of another repository's PRs is a mistake worth stopping for."""

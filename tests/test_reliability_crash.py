@@ -1,0 +1,182 @@
+"""A build killed (SIGKILL) while writing Parquet, inside a model's transaction or while writing
+the report leaves every reader the old complete data, and a rerun gives exactly the result of a
+clean build.
+
+The kills are real: `fixtures/reliability/crash_driver.py` runs `prweekly build` in a child
+process and kills that process at the chosen point.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import subprocess
+import sys
+from datetime import date
+from pathlib import Path
+
+import dagster as dg
+import duckdb
+import pyarrow.parquet as pq
+import pytest
+
+from orchestration.cli import main
+from orchestration.config import load_settings
+from orchestration.instance import get_instance
+from orchestration.lake import lake_glob
+from tests.conftest import SAMPLE_DATASET
+
+DRIVER = Path(__file__).parent / "fixtures" / "reliability" / "crash_driver.py"
+WEEK = "2026-07-20"
+MARTS = ("fct_pull_requests", "fct_weekly_summary", "fct_weekly_area_trends", "fct_weekly_risks")
+
+
+def datasets(tmp_path: Path) -> tuple[Path, Path]:
+    """Week 30 of the sample (v1), and the same week changed: titles edited, one PR gone (v2)."""
+    nodes = [json.loads(line) for line in SAMPLE_DATASET.read_text().splitlines() if line]
+    week = [n for n in nodes if n["mergedAt"] >= "2026-07-20" and n["mergedAt"] < "2026-07-27"]
+    v1, v2 = tmp_path / "v1.jsonl", tmp_path / "v2.jsonl"
+    v1.write_text("".join(json.dumps(n) + "\n" for n in week))
+    changed = [{**n, "title": n["title"] + " (v2)"} for n in week[1:]]
+    v2.write_text("".join(json.dumps(n) + "\n" for n in changed))
+    return v1, v2
+
+
+def build_args(dataset: Path) -> list[str]:
+    return ["build", "--repo", "acme/rocket", "--week", WEEK, "--source", f"file:{dataset}"]
+
+
+def killed_build(home: Path, point: str, dataset: Path) -> None:
+    env = {**os.environ, "PRWEEKLY_HOME": str(home)}
+    child = subprocess.run(
+        [sys.executable, str(DRIVER), point, *build_args(dataset)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert child.returncode == -9, child.stderr[-3000:]
+
+
+def lake_titles(home: Path) -> list[str]:
+    """What DuckDB's reader of the lake sees (the models' source)."""
+    with duckdb.connect() as conn:
+        rows = conn.execute(
+            "select title from read_parquet(?) order by number", [lake_glob(home / "lake")]
+        ).fetchall()
+    return [r[0] for r in rows]
+
+
+def marts(home: Path) -> dict[str, list[tuple]]:
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as conn:
+        return {
+            table: conn.execute(f"select * from marts.{table} order by all").fetchall()
+            for table in MARTS
+        }
+
+
+def reports(home: Path) -> dict[str, bytes]:
+    folder = home / "reports" / "acme__rocket"
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if not p.name.startswith(".")}
+
+
+def test_builds_killed_at_each_write_leave_old_data_and_a_rerun_is_exact(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    v1, v2 = datasets(tmp_path)
+    assert main(build_args(v1)) == 0
+    old_titles, old_marts, old_reports = lake_titles(home), marts(home), reports(home)
+    assert len(old_titles) == 10
+    partition = home / "lake" / "raw" / "pull_requests" / "repo=acme__rocket" / f"week={WEEK}"
+
+    # 1. killed half-way through the Parquet file: the torn temporary file is invisible
+    killed_build(home, "parquet_write", v2)
+    (torn,) = partition.glob(".data.*.tmp")
+    with pytest.raises(Exception):  # noqa: B017 - torn indeed, whatever pyarrow calls it
+        pq.read_table(torn)
+    assert glob.glob(lake_glob(home / "lake")) == [str(partition / "data.parquet")]
+    assert lake_titles(home) == old_titles
+    assert marts(home) == old_marts and reports(home) == old_reports
+    os.utime(torn, (0, 0))  # as if killed long ago: the next extract of the week sweeps it
+
+    # 2. killed inside fct_pull_requests' transaction, after its delete and insert ran
+    killed_build(home, "model:fct_pull_requests", v2)
+    assert not torn.exists()
+    assert len(lake_titles(home)) == 9  # the extract itself had finished
+    after = marts(home)
+    assert after["fct_pull_requests"] == old_marts["fct_pull_requests"]  # not one row half-done
+    assert reports(home) == old_reports
+
+    # 3. killed while replacing the report's files: each file is whole, old or new
+    killed_build(home, "report_write:2", v2)
+    half = reports(home)
+    changed = {name for name in half if half[name] != old_reports[name]}
+    assert len(changed) == 2 and set(half) == set(old_reports)
+
+    # the rerun: exactly what a clean build of v2 gives
+    assert main(build_args(v2)) == 0
+    final = (lake_titles(home), marts(home), reports(home))
+    assert all(half[name] == final[2][name] for name in changed)  # the new files were whole
+    clean_home = tmp_path / "clean"
+    monkeypatch.setenv("PRWEEKLY_HOME", str(clean_home))
+    assert main(build_args(v2)) == 0
+    assert final == (lake_titles(clean_home), marts(clean_home), reports(clean_home))
+    assert len(final[0]) == 9 and all(t.endswith("(v2)") for t in final[0])
+
+    # the killed runs do not stay "in progress": the next build marked them failed
+    monkeypatch.setenv("PRWEEKLY_HOME", str(home))
+    instance = get_instance(load_settings())
+    statuses = sorted(r.status.value for r in instance.get_runs())
+    assert statuses == ["FAILURE"] * 3 + ["SUCCESS"] * 2
+    assert not instance.get_runs(filters=dg.RunsFilter(statuses=[dg.DagsterRunStatus.STARTED]))
+
+
+class _FailingInsert:
+    """A connection whose insert into the model fails, as a full disk or a bug would."""
+
+    def __init__(self, conn: duckdb.DuckDBPyConnection) -> None:
+        self._conn = conn
+
+    def execute(self, sql: str, *args):
+        if sql.startswith("insert into marts.weekly"):
+            raise duckdb.IOException("no space left on device")
+        return self._conn.execute(sql, *args)
+
+
+def test_an_incremental_models_delete_and_insert_commit_together(tmp_path: Path) -> None:
+    from orchestration.models.project import load_project
+    from orchestration.models.run import RunScope, materialize
+
+    root = tmp_path / "sql"
+    (root / "marts").mkdir(parents=True)
+    (root / "marts" / "weekly.sql").write_text(
+        "{{ config(materialized='incremental') }}\n"
+        "select repo, week_start, n from raw.events\n"
+        "{% if is_incremental() %}where repo = {{ var('repo') }}\n"
+        "  and week_start between {{ var('start_week') }} and {{ var('end_week') }}{% endif %}"
+    )
+    project = load_project(root)
+    model = project.models["weekly"]
+    week = RunScope("acme/rocket", date(2026, 7, 20), date(2026, 7, 20))
+    conn = duckdb.connect(str(tmp_path / "w.duckdb"))
+    conn.execute("create schema raw")
+    conn.execute(
+        "create table raw.events as select * from (values "
+        "('acme/rocket', date '2026-07-13', 1), ('acme/rocket', date '2026-07-20', 2), "
+        "('acme/rocket', date '2026-07-20', 3)) t(repo, week_start, n)"
+    )
+    assert materialize(conn, project, model, lake_dir=tmp_path, scope=None) == "full"
+    before = conn.execute("select * from marts.weekly order by all").fetchall()
+    conn.execute("delete from raw.events where n = 3")
+    conn.execute("insert into raw.events values ('acme/rocket', date '2026-07-20', 4)")
+    with pytest.raises(duckdb.IOException):
+        materialize(_FailingInsert(conn), project, model, lake_dir=tmp_path, scope=week)
+    assert conn.execute("select * from marts.weekly order by all").fetchall() == before
+    assert materialize(conn, project, model, lake_dir=tmp_path, scope=week) == "incremental"
+    assert [r[2] for r in conn.execute("select * from marts.weekly order by all").fetchall()] == [
+        1,
+        2,
+        4,
+    ]
+    conn.close()
