@@ -64,6 +64,7 @@ def step_build(home: Path, warehouse: Path) -> dict:
     """Every model, from an empty warehouse."""
     from orchestration.config import SQL_DIR
     from orchestration.models.project import load_project
+    from orchestration.models.repository_settings import load_repository_settings
     from orchestration.models.run import load_seeds, materialize
     from orchestration.warehouse import connect
 
@@ -74,6 +75,7 @@ def step_build(home: Path, warehouse: Path) -> dict:
     began = time.perf_counter()
     with connect(warehouse) as conn:
         load_seeds(conn, project)
+        load_repository_settings(conn, home)  # none configured: empty tables
         for name in project.order:
             start = time.perf_counter()
             materialize(conn, project, project.models[name], lake_dir=home / "lake", scope=None)
@@ -92,6 +94,7 @@ def step_add_week(home: Path, warehouse: Path, repo: str, week_index: int) -> di
     from bench.generate import generate_repo, week_of
     from orchestration.config import SQL_DIR
     from orchestration.models.project import load_project
+    from orchestration.models.repository_settings import load_repository_settings
     from orchestration.models.run import RunScope, materialize
     from orchestration.warehouse import connect
 
@@ -104,6 +107,7 @@ def step_add_week(home: Path, warehouse: Path, repo: str, week_index: int) -> di
     models: dict[str, float] = {}
     modes = set()
     with connect(warehouse) as conn:
+        load_repository_settings(conn, home)
         for name in project.order:
             model = project.models[name]
             if model.materialized != "incremental":
@@ -149,11 +153,12 @@ def _child(step: str, *args: str) -> dict:
     """Run a step in a fresh interpreter and return its figures."""
     out = subprocess.run(
         [sys.executable, "-m", "bench.scale", "_step", step, *args],
-        check=True,
         capture_output=True,
         text=True,
         cwd=Path(__file__).resolve().parents[1],
     )
+    if out.returncode != 0:  # show why: the child's traceback, not only its exit status
+        raise RuntimeError(f"bench step {step} failed:\n{out.stderr[-4000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 

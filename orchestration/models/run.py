@@ -13,6 +13,7 @@ from typing import Any
 
 import duckdb
 
+from orchestration.config import repo_slug
 from orchestration.models.project import Model, Project, ProjectError, jinja_env
 from orchestration.storage import Location, join
 
@@ -44,8 +45,14 @@ def render(
     incremental: bool,
     variables: dict[str, Any],
 ) -> tuple[str, dict[str, Any]]:
-    """Return the model's SQL and the parameters it uses."""
+    """Return the model's SQL and the parameters it uses.
+
+    In an incremental run a lake source reads only the run's repository folder: its path's
+    `repo=*` becomes `repo=<owner>__<name>`. DuckDB expands a glob before any filter applies,
+    so without this a one-week run lists every file of every repository (100,000 at scale).
+    """
     used: dict[str, Any] = {}
+    only_repo = variables.get("repo") if incremental else None
 
     def var(name: str, default: Any = _MISSING) -> str:
         if name in variables:
@@ -60,7 +67,10 @@ def render(
         spec = project.sources[(source_name, table)]
         if spec.get("format") == "table":  # loaded by the runner, e.g. repository settings
             return f"{source_name}.{table}"
-        path = sql_string(str(join(lake_dir, spec["path"])))
+        pattern = spec["path"]
+        if only_repo is not None:
+            pattern = pattern.replace("repo=*", f"repo={repo_slug(only_repo)}")
+        path = sql_string(str(join(lake_dir, pattern)))
         if spec.get("format") == "file_list":
             return f"glob({path})"
         return f"read_parquet({path}, {_partitioning(spec)})"

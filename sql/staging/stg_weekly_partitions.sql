@@ -1,6 +1,9 @@
-{{ config(materialized='view') }}
+{{ config(materialized='incremental') }}
 
 -- Every repository and week that has been extracted, including weeks in which nothing merged.
+-- An incremental table, not a view over the lake's file list: the trailing-window models read
+-- it on every run, and listing the whole lake (100,000 files at scale) costs a second or more
+-- each time. An incremental run lists only its repository's folder.
 with files as (
     select file from {{ source('github', 'partitions') }}
 ),
@@ -10,10 +13,17 @@ parsed as (
         regexp_extract(file, 'repo=([^/\\]+)', 1) as repo_slug,
         cast(regexp_extract(file, 'week=(\d{4}-\d{2}-\d{2})', 1) as date) as week_start
     from files
+),
+
+renamed as (
+    select
+        -- `owner__name` back to `owner/name`: GitHub owners cannot contain underscores
+        regexp_replace(repo_slug, '__', '/') as repo,
+        week_start
+    from parsed
 )
 
-select
-    -- `owner__name` back to `owner/name`: GitHub owners cannot contain underscores
-    regexp_replace(repo_slug, '__', '/') as repo,
-    week_start
-from parsed
+select * from renamed
+{% if is_incremental() %}
+where repo = {{ var('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
+{% endif %}
