@@ -30,3 +30,11 @@ def verl_dataset() -> Path:
             f"the shared verl dataset is not here ({VERL_DATASET.relative_to(ROOT.parent)})"
         )
     return VERL_DATASET
+
+
+def build_sample(week: str, to: str | None = None) -> int:
+    """`prweekly build` of the bundled sample repository from its file, in this process."""
+    from orchestration.cli import main
+
+    weeks = ["--week", week, *(["--to", to] if to else [])]
+    return main(["build", "--repo", "acme/rocket", *weeks, "--source", f"file:{SAMPLE_DATASET}"])

@@ -11,7 +11,7 @@ import duckdb
 import pytest
 
 from orchestration.cli import main
-from tests.conftest import SAMPLE_DATASET
+from tests.conftest import SAMPLE_DATASET, build_sample
 
 SAMPLE_WEEKS = ["2026-06-29", "2026-07-06", "2026-07-13", "2026-07-20"]
 
@@ -27,19 +27,7 @@ def report_bytes(home: Path) -> dict[str, bytes]:
 
 @pytest.fixture
 def sample_build(home: Path, capsys: pytest.CaptureFixture) -> tuple[Path, str]:
-    code = main(
-        [
-            "build",
-            "--repo",
-            "acme/rocket",
-            "--week",
-            "2026-W27",
-            "--to",
-            "2026-07-22",
-            "--source",
-            f"file:{SAMPLE_DATASET}",
-        ]
-    )
+    code = build_sample("2026-W27", "2026-07-22")
     out, err = capsys.readouterr()
     assert code == 0, err
     return home, out + err
@@ -132,22 +120,7 @@ def test_rebuilding_gives_the_same_rows_and_byte_identical_reports(sample_build)
     home, _ = sample_build
     sql = "select * from marts.fct_pull_requests order by number"
     rows, reports = query(home, sql), report_bytes(home)
-    assert (
-        main(
-            [
-                "build",
-                "--repo",
-                "acme/rocket",
-                "--week",
-                "2026-W27",
-                "--to",
-                "2026-W30",
-                "--source",
-                f"file:{SAMPLE_DATASET}",
-            ]
-        )
-        == 0
-    )
+    assert build_sample("2026-W27", "2026-W30") == 0
     assert query(home, sql) == rows
     assert report_bytes(home) == reports
     # run history lives under PRWEEKLY_HOME, so it survives between commands

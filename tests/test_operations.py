@@ -21,7 +21,7 @@ from orchestration.freshness import unreported_repositories
 from orchestration.instance import get_instance
 from orchestration.repositories import load_repositories
 from orchestration.warehouse import connect
-from tests.conftest import SAMPLE_DATASET
+from tests.conftest import SAMPLE_DATASET, build_sample
 
 PRWEEKLY = str(Path(sys.executable).with_name("prweekly"))
 
@@ -95,20 +95,7 @@ def test_the_schedule_builds_last_week_for_every_repository_with_its_source(home
 
 
 def test_the_freshness_check_names_missing_and_stale_reports(home: Path) -> None:
-    assert (
-        main(
-            [
-                "build",
-                "--repo",
-                "acme/rocket",
-                "--week",
-                "2026-W30",
-                "--source",
-                f"file:{SAMPLE_DATASET}",
-            ]
-        )
-        == 0
-    )
+    assert build_sample("2026-W30") == 0
     assert main(["repo", "add", "verl-project/verl"]) == 0
     instance = get_instance(load_settings())
     assert unreported_repositories(instance, date(2026, 7, 20)) == (["verl-project/verl"], [])
@@ -166,20 +153,7 @@ def test_two_builds_for_different_repositories_at_once(home: Path, tmp_path: Pat
 
 
 def test_sql_waits_for_a_writer_then_answers(home: Path) -> None:
-    assert (
-        main(
-            [
-                "build",
-                "--repo",
-                "acme/rocket",
-                "--week",
-                "2026-W30",
-                "--source",
-                f"file:{SAMPLE_DATASET}",
-            ]
-        )
-        == 0
-    )
+    assert build_sample("2026-W30") == 0
     env = {**os.environ, "PRWEEKLY_HOME": str(home)}
     with connect(home / "warehouse.duckdb"):  # what every model asset holds while it writes
         query = subprocess.Popen(
@@ -219,20 +193,7 @@ def _peek(stream) -> str:
 
 
 def test_sql_formats_files_and_plain_duckdb_readers(home: Path, tmp_path: Path, capsys):
-    assert (
-        main(
-            [
-                "build",
-                "--repo",
-                "acme/rocket",
-                "--week",
-                "2026-W30",
-                "--source",
-                f"file:{SAMPLE_DATASET}",
-            ]
-        )
-        == 0
-    )
+    assert build_sample("2026-W30") == 0
     capsys.readouterr()
     query = tmp_path / "q.sql"
     query.write_text(
@@ -255,18 +216,7 @@ def test_sql_formats_files_and_plain_duckdb_readers(home: Path, tmp_path: Path, 
 
 
 def test_repository_settings_reach_the_models(home: Path) -> None:
-    build = [
-        "build",
-        "--repo",
-        "acme/rocket",
-        "--week",
-        "2026-W27",
-        "--to",
-        "2026-W30",
-        "--source",
-        f"file:{SAMPLE_DATASET}",
-    ]
-    assert main(build) == 0
+    assert build_sample("2026-W27", "2026-W30") == 0
     sql = (
         "select number, primary_area, core_path from marts.fct_pull_requests "
         "where number in (109, 110, 112) order by number"
@@ -288,7 +238,7 @@ def test_repository_settings_reach_the_models(home: Path) -> None:
         )
         == 0
     )
-    assert main(build) == 0
+    assert build_sample("2026-W27", "2026-W30") == 0
     with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as conn:
         after = conn.execute(sql).fetchall()
         reason = conn.execute(
@@ -300,20 +250,7 @@ def test_repository_settings_reach_the_models(home: Path) -> None:
 
 
 def test_queries_during_a_real_build_all_answer(home: Path) -> None:
-    assert (
-        main(
-            [
-                "build",
-                "--repo",
-                "acme/rocket",
-                "--week",
-                "2026-W27",
-                "--source",
-                f"file:{SAMPLE_DATASET}",
-            ]
-        )
-        == 0
-    )
+    assert build_sample("2026-W27") == 0
     env = {**os.environ, "PRWEEKLY_HOME": str(home)}
     build = subprocess.Popen(
         [

@@ -6,9 +6,8 @@ from pathlib import Path
 
 import duckdb
 
-from orchestration.cli import main
 from orchestration.storage import join, location, write_bytes
-from tests.conftest import SAMPLE_DATASET
+from tests.conftest import build_sample
 
 
 def test_locations_keep_uris_and_resolve_paths(tmp_path: Path) -> None:
@@ -34,22 +33,7 @@ def test_writes_replace_whole_files_and_leave_no_temporary(tmp_path: Path) -> No
 def test_a_build_with_the_lake_and_reports_behind_uris(home: Path, tmp_path: Path, monkeypatch):
     monkeypatch.setenv("PRWEEKLY_LAKE_URI", f"file://{tmp_path}/bucket/lake")
     monkeypatch.setenv("PRWEEKLY_REPORTS_URI", f"file://{tmp_path}/bucket/reports/")
-    assert (
-        main(
-            [
-                "build",
-                "--repo",
-                "acme/rocket",
-                "--week",
-                "2026-W29",
-                "--to",
-                "2026-W30",
-                "--source",
-                f"file:{SAMPLE_DATASET}",
-            ]
-        )
-        == 0
-    )
+    assert build_sample("2026-W29", "2026-W30") == 0
     bucket = tmp_path / "bucket"
     lake = sorted(p.relative_to(bucket).as_posix() for p in (bucket / "lake").rglob("*.parquet"))
     assert lake == [
