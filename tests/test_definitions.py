@@ -25,24 +25,6 @@ def test_every_sql_model_is_an_asset_with_its_yaml_checks() -> None:
     assert {"fct_pull_requests", "stg_weekly_partitions", "seeds/themes"} <= deps
 
 
-def test_the_weekly_schedule_requests_last_week_for_every_repository() -> None:
-    from datetime import UTC, datetime
-
-    schedule = defs.resolve_schedule_def("weekly_report_schedule")
-    with dg.instance_for_test() as instance:
-        instance.add_dynamic_partitions("repo", ["verl-project/verl", "acme/rocket"])
-        context = dg.build_schedule_context(
-            instance=instance,
-            scheduled_execution_time=datetime(2026, 7, 27, 6, tzinfo=UTC),
-            repository_def=defs.get_repository_def(),
-        )
-        requests = list(schedule.evaluate_tick(context).run_requests)
-    assert [r.partition_key for r in requests] == [
-        "acme/rocket|2026-07-20",
-        "verl-project/verl|2026-07-20",
-    ]
-
-
 def test_dagster_validates_the_workspace() -> None:
     dagster = Path(sys.executable).with_name("dagster")
     result = subprocess.run(

@@ -12,6 +12,7 @@ import pytest
 from orchestration.report.asset import write_week
 from orchestration.report.queries import load_week
 from orchestration.report.render import render_week
+from tests.test_facts_support import FLAGS
 
 REPO = "acme/rocket"
 WEEK = date(2026, 7, 20)
@@ -48,19 +49,6 @@ insert into seeds.importance_weights values
     ('type_fix', 1.5, ''), ('type_docs', 0.2, ''), ('key_threshold', 5.0, '');
 insert into seeds.thresholds values ('trailing_weeks', 4, '');
 """
-
-FLAGS = [
-    "missing_tests",
-    "core_path",
-    "unresolved_threads",
-    "no_approval",
-    "dependency_change",
-    "breaking_change",
-    "hardware_specific",
-    "large_change",
-    "revert",
-    "quick_follow_up",
-]
 
 
 def pr_row(number: int, week: date, **over) -> dict:

@@ -440,16 +440,6 @@ def render(facts: WeekFacts, lang: str, fmt: str, view: ReportView | None = None
     )
 
 
-def render_markdown(facts: WeekFacts, lang: str, key_threshold: float | None = None) -> str:
-    if key_threshold is not None:
-        facts.key_threshold = key_threshold
-    return render(facts, lang, "md")
-
-
-def render_html(facts: WeekFacts, lang: str) -> str:
-    return render(facts, lang, "html")
-
-
 def render_week(facts: WeekFacts) -> dict[str, str]:
     """Every file of a week's report, by file name: Markdown and HTML per language, the chart."""
     view = build_view(facts)
