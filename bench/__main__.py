@@ -76,6 +76,15 @@ def _rows(results: dict) -> list[tuple[str, str, str, bool | None]]:
                 None,
             )
         )
+        if "compact_seconds" in sc:
+            rows.append(
+                (
+                    f"  compact it: one file per repository ({sc['repos']:,} files)",
+                    f"{sc['compact_seconds']:.0f} s",
+                    "",
+                    None,
+                )
+            )
         rows.append(
             (
                 f"build all models, {label}, runs={sc['build_runs']}",
@@ -92,6 +101,15 @@ def _rows(results: dict) -> list[tuple[str, str, str, bool | None]]:
                 None,
             )
         )
+        if "build_week_files_seconds" in sc:
+            rows.append(
+                (
+                    f"  the same from {sc['lake_files']:,} week files, no compacted copy",
+                    f"{sc['build_week_files_seconds']:.1f} s",
+                    "",
+                    None,
+                )
+            )
         rows.append(
             (
                 "  build peak memory",

@@ -291,6 +291,23 @@ def generate(
     }
 
 
+def _compact_job(args: tuple) -> int:
+    from orchestration.compaction import compact_repository
+
+    lake_dir, repo = args
+    return compact_repository(lake_dir, repo, min_new_weeks=1)
+
+
+def compact(home: Path, repos: int, workers: int | None = None) -> dict:
+    """Compact every repository's weeks, as the extract does over time (`prweekly compact`)."""
+    lake_dir = home / "lake"
+    began = time.perf_counter()
+    jobs = [(lake_dir, name) for name in repo_names(repos)]
+    with ProcessPoolExecutor(workers or os.cpu_count() or 1) as pool:
+        weeks = sum(pool.map(_compact_job, jobs, chunksize=8))
+    return {"repos": repos, "weeks": weeks, "seconds": round(time.perf_counter() - began, 2)}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.generate", description=__doc__)
     parser.add_argument("--home", type=Path, required=True)

@@ -4,9 +4,12 @@
 of repositories × weeks × PRs under `bench/.work/` and measures, each in a fresh child process
 so that peak memory (`ru_maxrss`) belongs to the step alone:
 
+- **compact**: each repository's weeks into one file, as the extract keeps them over time
+  (`orchestration/compaction.py`), timed once after generating;
 - **build**: every SQL model in dependency order over the whole lake, from an empty warehouse
   (seeds loaded, incremental models built from scratch), through the model runner that the
-  Dagster assets call (`orchestration.models.run.materialize`);
+  Dagster assets call (`orchestration.models.run.materialize`); then once more from the week
+  files alone, as for a lake an older prweekly wrote;
 - **add week**: one more week for one repository written to the lake, then every incremental
   model materialised for that repository and week, as a one-week build does;
 - **report**: `load_week` and rendering both languages in Markdown and HTML (and the chart)
@@ -26,6 +29,8 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
 
@@ -37,20 +42,35 @@ def lake_home(repos: int, weeks: int, prs: int) -> Path:
     return WORK_DIR / f"lake-{repos}x{weeks}x{prs}"
 
 
-def ensure_lake(repos: int, weeks: int, prs: int, log=print) -> tuple[Path, dict]:
-    """The generated lake, written on first use; its `generated.json` says how long it took."""
-    from bench.generate import generate
+def ensure_lake(repos: int, weeks: int, prs: int, log=print) -> tuple[Path, dict, dict]:
+    """The generated lake, written and then compacted on first use; `generated.json` and
+    `compacted.json` say how long each took."""
+    from bench.generate import compact, generate
 
     home = lake_home(repos, weeks, prs)
     marker = home / "generated.json"
-    if marker.exists():
-        return home, json.loads(marker.read_text())
-    log(f"generating {repos} repos x {weeks} weeks x {prs} PRs under {home.name} ...")
-    shutil.rmtree(home, ignore_errors=True)
-    home.mkdir(parents=True)
-    figures = generate(home, repos, weeks, prs)
-    marker.write_text(json.dumps(figures))
-    return home, figures
+    if not marker.exists():
+        log(f"generating {repos} repos x {weeks} weeks x {prs} PRs under {home.name} ...")
+        shutil.rmtree(home, ignore_errors=True)
+        home.mkdir(parents=True)
+        marker.write_text(json.dumps(generate(home, repos, weeks, prs)))
+    compacted = home / "compacted.json"
+    if not compacted.exists():
+        log(f"compacting {repos} repos ({repos * weeks:,} week files) ...")
+        compacted.write_text(json.dumps(compact(home, repos)))
+    return home, json.loads(marker.read_text()), json.loads(compacted.read_text())
+
+
+@contextmanager
+def week_files_only(home: Path) -> Iterator[None]:
+    """The lake as an older prweekly left it: its compacted copies moved aside for a while."""
+    copies = home / "lake" / "raw" / "pull_requests_compacted"
+    aside = home / "compacted-aside"
+    copies.rename(aside)
+    try:
+        yield
+    finally:
+        aside.rename(copies)
 
 
 # --- steps, each run in a child process (`python -m bench.scale _step ...`) -------------------
@@ -60,8 +80,11 @@ def _peak_mib() -> float:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
-def step_build(home: Path, warehouse: Path) -> dict:
-    """Every model, from an empty warehouse."""
+def step_build(home: Path, warehouse: Path, week_files: bool = False) -> dict:
+    """Every model, from an empty warehouse (with `week_files`, reading no compacted copy)."""
+    if week_files:
+        with week_files_only(home):
+            return step_build(home, warehouse)
     from orchestration.config import SQL_DIR
     from orchestration.models.project import load_project
     from orchestration.models.repository_settings import load_repository_settings
@@ -168,13 +191,15 @@ def _child(step: str, *args: str) -> dict:
 def run(scale: str = "full", runs: int = 3, build_runs: int | None = None, log=print) -> dict:
     """Every figure of one scale; medians of `runs` (of `build_runs` for the full build)."""
     repos, weeks, prs = SCALES[scale]
-    home, generated = ensure_lake(repos, weeks, prs, log=log)
+    home, generated, compacted = ensure_lake(repos, weeks, prs, log=log)
     warehouse = home / "warehouse.duckdb"
     build_runs = build_runs or runs
     builds = []
     for i in range(build_runs):
         log(f"  build {i + 1}/{build_runs} ({repos * weeks * prs:,} PRs) ...")
         builds.append(_child("build", str(home), str(warehouse)))
+    log(f"  build from week files only, as before compaction ({repos * weeks:,} files) ...")
+    uncompacted = _child("build", str(home), str(warehouse), "week_files")
     from bench.generate import repo_names, week_of
 
     repo = repo_names(repos)[0]
@@ -192,6 +217,9 @@ def run(scale: str = "full", runs: int = 3, build_runs: int | None = None, log=p
         "prs": median_build["prs"],
         "lake_files": repos * weeks,
         "generate_seconds": generated["seconds"],
+        "compact_seconds": compacted["seconds"],
+        "build_week_files_seconds": uncompacted["seconds"],
+        "build_week_files_models": uncompacted["models"],
         "build_runs": build_runs,
         "build_seconds": statistics.median(b["seconds"] for b in builds),
         "build_peak_mib": max(b["peak_mib"] for b in builds),
@@ -210,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     if argv and argv[0] == "_step":
         step, *args = argv[1:]
         if step == "build":
-            figures = step_build(Path(args[0]), Path(args[1]))
+            figures = step_build(Path(args[0]), Path(args[1]), args[2:] == ["week_files"])
         elif step == "add_week":
             figures = step_add_week(Path(args[0]), Path(args[1]), args[2], int(args[3]))
         else:

@@ -41,6 +41,7 @@ examples:
   prweekly build --repo verl-project/verl --week 2026-01-05 --to 2026-07-20
   prweekly build --repo acme/rocket --week 2026-W30 --source file:prs.jsonl.gz
   prweekly repo add verl-project/verl --core-path verl/trainer/
+  prweekly compact                                 one file per repository for full builds
   prweekly sql "select week_start, merged_prs, theme from marts.fct_weekly_summary"
   prweekly ui                                      the Dagster UI, with the weekly schedule
 """
@@ -142,6 +143,17 @@ def _parser() -> argparse.ArgumentParser:
     repo_commands.add_parser("list", help="show the registered repositories")
     rm = repo_commands.add_parser("remove", help="stop reporting on a repository (data is kept)")
     rm.add_argument("name", help="repository as OWNER/NAME")
+
+    compact = commands.add_parser(
+        "compact",
+        help="compact each repository's finished weeks in the lake into one file",
+        description="Write, per repository, one Parquet file of its finished weeks beside the "
+        "week files, so that a build of every model opens one file per repository instead of "
+        "one per week. The extract does this by itself every few weeks; run it once on a lake "
+        "written by an older prweekly, or after editing week files by hand. The week files "
+        "stay the truth: a copy is used only while none of them has changed.",
+    )
+    compact.add_argument("--repo", help="only this repository (OWNER/NAME); default: all")
 
     commands.add_parser(
         "demo",
@@ -279,6 +291,34 @@ def manage_repositories(args: argparse.Namespace) -> None:
     )
 
 
+def compact(repo: str | None) -> None:
+    from orchestration.compaction import compact_repository, week_files
+
+    settings = load_settings()
+    if repo:
+        repos = [validate_repo(repo)]
+    else:  # `owner__name` folders back to `owner/name`: owners cannot contain underscores
+        repos = [slug.replace("__", "/") for slug in sorted(week_files(settings.lake_dir))]
+    if not repos:
+        print(f"prweekly: the lake at {settings.lake_dir} holds no week files yet")
+        return
+    print(
+        f"prweekly: compacting {len(repos)} repositor{'y' if len(repos) == 1 else 'ies'} "
+        f"in {settings.lake_dir}",
+        flush=True,
+    )
+    written = 0
+    for i, name in enumerate(repos, 1):
+        weeks = compact_repository(settings.lake_dir, name, min_new_weeks=1)
+        written += weeks > 0
+        if weeks and (len(repos) <= 20 or i % 100 == 0 or i == len(repos)):
+            print(f"  [{i}/{len(repos)}] {name}: {weeks} week(s) in one file", flush=True)
+    print(
+        f"compacted {written} repositor{'y' if written == 1 else 'ies'}; "
+        f"{len(repos) - written} already up to date"
+    )
+
+
 def demo() -> list[Path]:
     """Build every week of the sample repository offline, through the GitHub emulator."""
     from orchestration.emulator import Emulator
@@ -323,6 +363,8 @@ def main(argv: list[str] | None = None) -> int:
             run_sql(query, args.format)
         elif args.command == "repo":
             manage_repositories(args)
+        elif args.command == "compact":
+            compact(args.repo)
         elif args.command == "demo":
             _print_reports(demo())
         elif args.command == "ui":

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import dagster as dg
 
+from orchestration.compaction import compact_repository
 from orchestration.config import validate_repo
 from orchestration.lake import SourceDataError, to_row, write_partition
 from orchestration.partitions import scopes_of, weekly_partitions
@@ -31,6 +32,18 @@ def sweep_stale_temp_files(partition: Path, older_than: float = STALE_TEMP_SECON
         except FileNotFoundError:
             pass
     return removed
+
+
+def _compact(context: dg.AssetExecutionContext, lake_dir, repo: str) -> None:
+    """Refresh the repository's compacted copy; the week files are already safe, so a failure
+    here only costs the next full build some speed, and is logged instead of failing the run."""
+    try:
+        weeks = compact_repository(lake_dir, repo)
+    except Exception as error:  # a cache must not fail the extract
+        context.log.warning(f"{repo}: could not compact the lake ({error}); builds read week files")
+        return
+    if weeks:
+        context.log.info(f"{repo}: compacted {weeks} finished week(s) into one file")
 
 
 @dg.asset(
@@ -70,6 +83,7 @@ def raw_pull_requests(
             total += len(buckets.get(week, []))
             weeks_written += 1
         context.log.info(f"{scope.repo}: wrote {weeks_written} week(s), {total} PR(s)")
+        _compact(context, settings.lake_dir, scope.repo)
     return dg.MaterializeResult(
         metadata={
             "dagster/row_count": total,

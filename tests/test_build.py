@@ -170,7 +170,9 @@ def _fails_cleanly(capsys, args: list[str], message: str, code: int) -> str:
 
 
 def _parquet_files(home: Path) -> list[Path]:
-    return sorted((home / "lake").rglob("*.parquet")) if (home / "lake").exists() else []
+    """The lake's week files (not the compacted copies beside them)."""
+    weeks = home / "lake" / "raw" / "pull_requests"
+    return sorted(weeks.rglob("*.parquet")) if weeks.exists() else []
 
 
 def test_bad_input_fails_with_one_line_and_writes_nothing(home: Path, tmp_path: Path, capsys):

@@ -39,6 +39,7 @@ def test_a_build_with_the_lake_and_reports_behind_uris(home: Path, tmp_path: Pat
     assert lake == [
         "lake/raw/pull_requests/repo=acme__rocket/week=2026-07-13/data.parquet",
         "lake/raw/pull_requests/repo=acme__rocket/week=2026-07-20/data.parquet",
+        "lake/raw/pull_requests_compacted/acme__rocket.parquet",  # both weeks have ended
     ]
     assert (bucket / "reports" / "acme__rocket" / "2026-07-20.zh.html").exists()
     assert not (home / "lake").exists() and not (home / "reports").exists()

@@ -13,6 +13,7 @@ from typing import Any
 
 import duckdb
 
+from orchestration.compaction import ReadPlan, plan_full_read
 from orchestration.config import repo_slug
 from orchestration.models.project import Model, Project, ProjectError, jinja_env
 from orchestration.storage import Location, join
@@ -50,6 +51,8 @@ def render(
     In an incremental run a lake source reads only the run's repository folder: its path's
     `repo=*` becomes `repo=<owner>__<name>`. DuckDB expands a glob before any filter applies,
     so without this a one-week run lists every file of every repository (100,000 at scale).
+    A full build of a source marked `compacted` reads the repositories' compacted copies
+    instead, and only the week files they leave out (`orchestration/compaction.py`).
     """
     used: dict[str, Any] = {}
     only_repo = variables.get("repo") if incremental else None
@@ -73,6 +76,11 @@ def render(
         path = sql_string(str(join(lake_dir, pattern)))
         if spec.get("format") == "file_list":
             return f"glob({path})"
+        # a full build of a table reads the compacted copies (a view would freeze the plan)
+        compacted = spec.get("compacted") and not incremental and model.materialized != "view"
+        plan = plan_full_read(lake_dir) if compacted else None
+        if plan and plan.compacted:
+            return _compacted_read(plan, spec, used)
         return f"read_parquet({path}, {_partitioning(spec)})"
 
     sql = (
@@ -92,6 +100,20 @@ def render(
             "make it a table or incremental"
         )
     return sql, used
+
+
+def _compacted_read(plan: ReadPlan, spec: dict[str, Any], used: dict[str, Any]) -> str:
+    """The compacted copies and the week files they leave out, as one relation.
+
+    A copy holds the same columns as the week files read with their folder keys, so the two
+    stack by name. The file lists are parameters: a full build may list thousands.
+    """
+    used["lake_compacted_files"] = plan.compacted
+    parts = ["select * from read_parquet($lake_compacted_files, hive_partitioning = false)"]
+    if plan.weekly:
+        used["lake_week_files"] = plan.weekly
+        parts.append(f"select * from read_parquet($lake_week_files, {_partitioning(spec)})")
+    return "(" + "\n    union all by name\n    ".join(parts) + ")"
 
 
 def _partitioning(spec: dict[str, Any]) -> str:
