@@ -65,7 +65,7 @@ class ReadPlan:
 
 def _filesystem(location: Location) -> tuple[pafs.FileSystem, str, str]:
     """The filesystem, the path in it, and the prefix that turns its paths back into URIs."""
-    if isinstance(location, Path):
+    if isinstance(location, Path) or "://" not in location:
         return pafs.LocalFileSystem(), str(location), ""
     filesystem, path = pafs.FileSystem.from_uri(location)
     if isinstance(filesystem, pafs.LocalFileSystem):
