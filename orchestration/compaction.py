@@ -32,7 +32,7 @@ from orchestration.storage import Location, join, write_bytes
 from orchestration.weeks import monday_of
 
 COMPACTED_DIR = ("raw", "pull_requests_compacted")
-MANIFEST_KEY = "prweekly.compacted_from"
+MANIFEST_KEY = "prweekly.compacted_from"  # the footer entry that lists a copy's week files
 # A copy is remade once this many finished weeks are missing from it: a weekly run then
 # rewrites a repository's copy every fourth week, and a full build reads at most three week
 # files per repository beside it.
@@ -164,7 +164,7 @@ def compact_repository(
     if not new or (valid and len(new) < min_new_weeks):
         return 0
     kept = sorted(manifest) if valid else []
-    stamps = {w.isoformat(): finished[w].stamp for w in sorted([*kept, *new])}
+    stamps = {w.isoformat(): weeks[w].stamp for w in sorted([*kept, *new])}
     parts = [
         f"select * from read_parquet($weeks, hive_partitioning = true, hive_types = {HIVE_TYPES})"
     ]
@@ -178,11 +178,11 @@ def compact_repository(
             setup = os.environ.get("PRWEEKLY_DUCKDB_INIT")
             if setup:  # credentials for a lake on object storage, as for the warehouse
                 conn.execute(setup)
+            union_sql = " union all by name ".join(parts)  # prweekly's own SQL, no values
             conn.execute(
-                f"copy ({' union all by name '.join(parts)} order by week, number) "
-                f"to '{out}' (format parquet, compression zstd, "
-                f"kv_metadata {{'{MANIFEST_KEY}': $manifest}})",
-                {**params, "manifest": json.dumps(stamps, separators=(",", ":"))},
+                f"copy ({union_sql} order by week, number) to $out (format parquet, "
+                "compression zstd, kv_metadata {'prweekly.compacted_from': $manifest})",
+                {**params, "out": out, "manifest": json.dumps(stamps, separators=(",", ":"))},
             )
         finally:
             conn.close()
