@@ -3,7 +3,8 @@
 Runs the extraction bench (through the emulator), the verl backfill (CLI and Dagster, end to
 end) and the scale bench (generated lake), prints each figure against its target and writes
 them all to `bench/results.json`. Figures are medians of `--runs` runs; the full-scale build of
-every model runs `--build-runs` times (default 1: it is the longest step).
+every model runs `--build-runs` times (default: `--runs`; the one-off build from week files
+alone, without compacted copies, runs once).
 """
 
 from __future__ import annotations
@@ -160,7 +161,9 @@ def main(argv: list[str] | None = None) -> int:
         help="generated sizes to measure (repeatable; default: small and full)",
     )
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--build-runs", type=int, default=1)
+    parser.add_argument(
+        "--build-runs", type=int, help="runs of the full-scale build (default: --runs)"
+    )
     parser.add_argument("--skip", choices=["extract", "backfill", "scale"], action="append")
     args = parser.parse_args(argv)
     skip = set(args.skip or [])
@@ -184,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
         results["scale"] = []
         for size in args.scale or ["small", "full"]:
             _log(f"scale {size}:")
-            build_runs = args.build_runs if size == "full" else args.runs
+            build_runs = (args.build_runs or args.runs) if size == "full" else args.runs
             results["scale"].append(scale.run(size, args.runs, build_runs, log=_log))
     RESULTS.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     print(table(results))
