@@ -216,10 +216,11 @@ typed as (
     cross join vocabulary v
 ),
 
+-- every column of typed passes through, so that typed has one reader and DuckDB does not
+-- keep a copy of it
 modules as (
     select
-        t.repo,
-        t.number,
+        t.*,
         -- in title order: the first named module is the primary area
         list_filter(
             list_transform(list_concat(t.raw_modules, t.label_areas), lambda x:
@@ -266,14 +267,14 @@ classified as (
         end as change_type_signal,
         p.breaking_reason is not null as is_breaking,
         p.breaking_reason,
-        coalesce(m.named_areas[1], pa.primary_path_area, 'misc') as primary_area,
+        coalesce(p.named_areas[1], pa.primary_path_area, 'misc') as primary_area,
         case
-            when len(m.named_areas) > 0 then list_sort(list_distinct(m.named_areas))
+            when len(p.named_areas) > 0 then list_sort(list_distinct(p.named_areas))
             when len(pa.path_areas) > 0 then pa.path_areas
             else ['misc']
         end as areas,
         case
-            when len(m.named_areas) > 0 then 'title'
+            when len(p.named_areas) > 0 then 'title'
             when pa.primary_path_area is not null then 'paths'
             else 'none'
         end as area_signal,
@@ -295,9 +296,8 @@ classified as (
         p.is_revert_title or p.revert_number_text is not null or p.revert_commit is not null
             as is_revert,
         p.referenced_numbers
-    from typed p
+    from modules p
     cross join vocabulary v
-    join modules m using (repo, number)
     left join file_signals f using (repo, number)
     left join path_areas pa using (repo, number)
 )
