@@ -5,7 +5,10 @@
 -- repository's own layout); whether it is under a configured core path (seeds/core_paths.csv
 -- and repositories.yml); and the hardware word
 -- (seeds/keywords.csv) its path names, if any.
-with files as (
+
+-- read twice (the distinct paths, the changes): scanning the table again costs less than the
+-- copy of all its rows that DuckDB keeps for a CTE used twice
+with files as not materialized (
     select * from {{ ref('stg_pull_request_files') }}
     {% if is_incremental() %}
     where repo = {{ var('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
