@@ -5,7 +5,10 @@
 -- changed files, unresolved_threads the review threads, no_approval the reviews;
 -- dependency_change and hardware_specific are NULL when files are unknown and the title says
 -- nothing. Thresholds are in seeds/thresholds.csv.
-with prs as (
+
+-- read twice (review counts, the flags' sizes): scanning the table again costs less than the
+-- copy of all its rows, review lists included, that DuckDB keeps for a CTE used twice
+with prs as not materialized (
     select * from {{ ref('stg_pull_requests') }}
     {% if is_incremental() %}
     where repo = {{ var('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
