@@ -29,30 +29,53 @@ weeks as (
     {% endif %}
 ),
 
-path_weeks as (
-    select repo, week_start, path, count(distinct number) as prs
-    from files
-    group by repo, week_start, path
+-- each repository's path numbered once, so that the per-path steps below group and sort
+-- integers instead of path strings
+paths as (
+    select repo, path, row_number() over () as path_id
+    from (select distinct repo, path from files)
 ),
 
--- each week's changes count for it and for the hotspot_weeks - 1 weeks after it
-spread as (
-    select
-        p.repo,
-        p.path,
-        p.prs,
-        cast(unnest(generate_series(
-            p.week_start, p.week_start + to_weeks(s.hotspot_weeks - 1), interval 7 days
-        )) as date) as week_start
+path_weeks as (
+    select p.path_id, f.week_start, count(distinct f.number) as prs
+    from files f
+    join paths p using (repo, path)
+    group by p.path_id, f.week_start
+),
+
+-- A week's PRs count for the hotspot_weeks weeks from that week on: they enter the path's
+-- count in their week and leave it hotspot_weeks later, so the count changes only at those
+-- weeks. (Repeating each week's PRs into hotspot_weeks rows and adding those up again made
+-- twelve times the rows to group.)
+changes as (
+    select path_id, week_start, prs as delta
+    from path_weeks
+    union all
+    select p.path_id, cast(p.week_start + to_weeks(s.hotspot_weeks) as date), -p.prs
     from path_weeks p
     cross join settings s
 ),
 
+-- each path's count from one change until the next; when PRs enter and leave in the same week,
+-- both rows get the week's count (the window's peers) and the first one's range is empty
+counts as (
+    select
+        path_id,
+        week_start as valid_from,
+        lead(week_start) over by_path as valid_until,
+        sum(delta) over by_path as pr_count
+    from changes
+    window by_path as (partition by path_id order by week_start)
+),
+
+-- the count in each extracted week; a count of 0 is a gap between two changes' windows
 windowed as (
-    select s.repo, s.week_start, s.path, sum(s.prs) as pr_count
-    from spread s
-    join weeks w using (repo, week_start)
-    group by s.repo, s.week_start, s.path
+    select w.repo, w.week_start, p.path, c.pr_count
+    from counts c
+    join paths p using (path_id)
+    join weeks w
+        on w.repo = p.repo and w.week_start >= c.valid_from and w.week_start < c.valid_until
+    where c.pr_count > 0
 ),
 
 ranked as (

@@ -14,7 +14,9 @@ with prs as (
     {% endif %}
 ),
 
-files as (
+-- read twice (file signals, area lines): scanning the table again costs less than the copy of
+-- all its rows that DuckDB keeps for a CTE used twice
+files as not materialized (
     select * from {{ ref('int_pull_request_files') }}
     {% if is_incremental() %}
     where repo = {{ var('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
@@ -115,15 +117,27 @@ title_tokens as (
     from title_parts
 ),
 
-title_fields as (
+-- the conventional-commit prefix `type(scope)!:`, matched once for all of its parts
+title_prefixes as (
     select
         *,
-        lower(regexp_extract(rest, '^([A-Za-z][A-Za-z_/-]*( [A-Za-z][A-Za-z_-]*)?)\s*(\(([^)]*)\))?\s*(!)?\s*[:：]', 1)) as prefix_word,
-        lower(regexp_extract(rest, '^([A-Za-z][A-Za-z_/-]*( [A-Za-z][A-Za-z_-]*)?)\s*(\(([^)]*)\))?\s*(!)?\s*[:：]', 4)) as typed_scope,
-        regexp_matches(rest, '^[A-Za-z][A-Za-z_/-]*( [A-Za-z][A-Za-z_-]*)?\s*(\([^)]*\))?\s*!\s*[:：]') as typed_bang,
-        trim(regexp_replace(rest, '^([A-Za-z][A-Za-z_/-]*( [A-Za-z][A-Za-z_-]*)?)\s*(\(([^)]*)\))?\s*(!)?\s*[:：]', '')) as description,
-        regexp_split_to_array(lower(title), '[^a-z0-9]+') as title_words
+        regexp_extract(
+            rest,
+            '^(([A-Za-z][A-Za-z_/-]*(?: [A-Za-z][A-Za-z_-]*)?)\s*(?:\(([^)]*)\))?\s*(!)?\s*[:：])',
+            ['prefix', 'type', 'scope', 'bang']
+        ) as typed_prefix
     from title_tokens
+),
+
+title_fields as (
+    select
+        * exclude (typed_prefix),
+        lower(typed_prefix.type) as prefix_word,
+        lower(typed_prefix.scope) as typed_scope,
+        typed_prefix.bang = '!' as typed_bang,
+        trim(substr(rest, length(typed_prefix.prefix) + 1)) as description,
+        regexp_split_to_array(lower(title), '[^a-z0-9]+') as title_words
+    from title_prefixes
 ),
 
 typed as (
@@ -156,7 +170,9 @@ typed as (
             when t.prefix_word = 'breaking' then 'the title starts with `breaking:`'
             when list_has_any(t.label_names, ['breaking', 'breaking change', 'breaking-change'])
                 then 'labelled breaking'
-            when regexp_matches(t.body, '(?m)^BREAKING[ -]CHANGE:') then 'the description has BREAKING CHANGE:'
+            -- the regexes on the description run only where a plain search finds their word
+            when contains(t.body, 'BREAKING') and regexp_matches(t.body, '(?m)^BREAKING[ -]CHANGE:')
+                then 'the description has BREAKING CHANGE:'
         end as breaking_reason,
         -- modules: bracket tokens that are not pure type words (when the title also has a
         -- `type:`, every bracket token is a module), a conventional-commit scope, and a
@@ -181,23 +197,30 @@ typed as (
         -- `Reverts #N` / `Reverts owner/name#N` in the description, or `(#N)` closing the
         -- quoted title of a `Revert "..."`
         nullif(coalesce(
-            nullif(regexp_extract(t.body, '(?im)^\s*reverts?\s+(?:[\w.-]+/[\w.-]+)?#(\d+)', 1), ''),
+            case when t.body ilike '%revert%' then
+                nullif(regexp_extract(t.body, '(?im)^\s*reverts?\s+(?:[\w.-]+/[\w.-]+)?#(\d+)', 1), '')
+            end,
             nullif(regexp_extract(t.title, '(?i)revert\s*:?\s*["“].*\(#(\d+)\)\s*["”]?\s*$', 1), '')
         ), '') as revert_number_text,
         nullif(regexp_extract(t.body, 'This reverts commit ([0-9a-f]{7,40})', 1), '') as revert_commit,
         nullif(lower(trim(regexp_extract(t.title, '(?i)revert\s*:?\s*["“](.+)["”]\s*$', 1))), '') as revert_quoted_title,
-        list_distinct(list_transform(
-            regexp_extract_all(t.title || chr(10) || t.body, '(?:#|/pull/)(\d{1,9})\b', 1),
-            lambda n: cast(n as bigint)
-        )) as referenced_numbers
+        case
+            when contains(t.title || t.body, '#') or contains(t.title || t.body, '/pull/') then
+                list_distinct(list_transform(
+                    regexp_extract_all(t.title || chr(10) || t.body, '(?:#|/pull/)(\d{1,9})\b', 1),
+                    lambda n: cast(n as bigint)
+                ))
+            else []
+        end as referenced_numbers
     from title_fields t
     cross join vocabulary v
 ),
 
+-- every column of typed passes through, so that typed has one reader and DuckDB does not
+-- keep a copy of it
 modules as (
     select
-        t.repo,
-        t.number,
+        t.*,
         -- in title order: the first named module is the primary area
         list_filter(
             list_transform(list_concat(t.raw_modules, t.label_areas), lambda x:
@@ -244,14 +267,14 @@ classified as (
         end as change_type_signal,
         p.breaking_reason is not null as is_breaking,
         p.breaking_reason,
-        coalesce(m.named_areas[1], pa.primary_path_area, 'misc') as primary_area,
+        coalesce(p.named_areas[1], pa.primary_path_area, 'misc') as primary_area,
         case
-            when len(m.named_areas) > 0 then list_sort(list_distinct(m.named_areas))
+            when len(p.named_areas) > 0 then list_sort(list_distinct(p.named_areas))
             when len(pa.path_areas) > 0 then pa.path_areas
             else ['misc']
         end as areas,
         case
-            when len(m.named_areas) > 0 then 'title'
+            when len(p.named_areas) > 0 then 'title'
             when pa.primary_path_area is not null then 'paths'
             else 'none'
         end as area_signal,
@@ -273,9 +296,8 @@ classified as (
         p.is_revert_title or p.revert_number_text is not null or p.revert_commit is not null
             as is_revert,
         p.referenced_numbers
-    from typed p
+    from modules p
     cross join vocabulary v
-    join modules m using (repo, number)
     left join file_signals f using (repo, number)
     left join path_areas pa using (repo, number)
 )

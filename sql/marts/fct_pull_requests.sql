@@ -80,12 +80,19 @@ summaries as (
         repo,
         number,
         list_filter(
+            -- each regex runs only on the paragraphs that hold its `#` or line break
             list_transform(
-                string_split_regex(replace(body, chr(13), ''), '\n\s*\n'),
-                lambda para: trim(regexp_replace(
-                    regexp_replace(para, '(?m)^\s*#.*$', '', 'g'),
-                    '\s*\n\s*', ' ', 'g'
-                ))
+                list_transform(
+                    string_split_regex(replace(body, chr(13), ''), '\n\s*\n'),
+                    lambda para: case
+                        when contains(para, '#') then regexp_replace(para, '(?m)^\s*#.*$', '', 'g')
+                        else para
+                    end
+                ),
+                lambda para: trim(case
+                    when contains(para, chr(10)) then regexp_replace(para, '\s*\n\s*', ' ', 'g')
+                    else para
+                end)
             ),
             lambda para: para <> ''
                 and not regexp_matches(para, '^(>|<!--|```|\||[-*]\s*\[[ xX]\])')
