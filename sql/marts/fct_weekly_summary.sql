@@ -70,7 +70,9 @@ signal_importance as (
         p.repo,
         p.week_start,
         case when p.is_performance then 'performance' else ts.signal end as signal,
-        sum(p.importance) as importance
+        -- a decimal sum: float addition in whatever order DuckDB picks made exact ties (and
+        -- shares exactly at theme_second_share) come out differently from one build to the next
+        sum(cast(p.importance as decimal(18, 1))) as importance
     from prs p
     left join {{ ref('theme_signals') }} ts on ts.change_type = p.change_type
     group by all
