@@ -79,6 +79,20 @@ def test_a_bad_materialization_is_refused(tmp_path: Path) -> None:
         load_project(root)
 
 
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ("materialized='incremental', lookback_weeks=-1", "lookback_weeks=-1, expected"),
+        ("materialized='incremental', lookback_weeks='4'", "lookback_weeks='4', expected"),
+        ("materialized='table', lookback_weeks=4", "needs materialized='incremental'"),
+    ],
+)
+def test_a_bad_lookback_is_refused(tmp_path: Path, config: str, message: str) -> None:
+    root = write_project(tmp_path / "sql", {"m/a.sql": f"{{{{ config({config}) }}}}"})
+    with pytest.raises(ProjectError, match=message):
+        load_project(root)
+
+
 def test_incremental_rerun_replaces_its_weeks_without_duplicates(tmp_path: Path) -> None:
     project = load_project(write_project(tmp_path / "sql", PROJECT))
     conn = duckdb.connect()

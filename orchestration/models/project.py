@@ -42,6 +42,8 @@ class Model:
     path: Path
     template: str
     materialized: str = "view"
+    # an incremental run also rebuilds this many weeks before its own (see run.materialize)
+    lookback_weeks: int = 0
     refs: tuple[str, ...] = ()
     sources: tuple[tuple[str, str], ...] = ()
     description: str = ""
@@ -122,12 +124,22 @@ def _parse_model(path: Path, root: Path) -> Model:
             f"{path}: model {path.stem}: materialized={materialized!r}, "
             f"expected one of {', '.join(MATERIALIZATIONS)}"
         )
+    lookback = recorder.config.get("lookback_weeks", 0)
+    if isinstance(lookback, bool) or not isinstance(lookback, int) or lookback < 0:
+        raise ProjectError(
+            f"{path}: model {path.stem}: lookback_weeks={lookback!r}, expected a whole number >= 0"
+        )
+    if lookback and materialized != "incremental":
+        raise ProjectError(
+            f"{path}: model {path.stem}: lookback_weeks needs materialized='incremental'"
+        )
     return Model(
         name=path.stem,
         layer=layer,
         path=path,
         template=template,
         materialized=materialized,
+        lookback_weeks=lookback,
         refs=tuple(dict.fromkeys(recorder.refs)),
         sources=tuple(dict.fromkeys(recorder.sources)),
     )

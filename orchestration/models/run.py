@@ -7,8 +7,8 @@ parameters, never spliced into the SQL text.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
-from datetime import date
+from dataclasses import dataclass, replace
+from datetime import date, timedelta
 from typing import Any
 
 import duckdb
@@ -156,7 +156,13 @@ def materialize(
 
     Returns how it was built: `view`, `table`, `full` (first or schema-changed incremental build)
     or `incremental`.
+
+    A model configured with `lookback_weeks=N` replaces the N weeks before the scope too: its
+    rows for an earlier PR can depend on later ones (a revert, a follow-up fix), so a one-week
+    run must also refresh the weeks those later PRs can point back to.
     """
+    if scope is not None and model.lookback_weeks:
+        scope = replace(scope, start_week=scope.start_week - timedelta(weeks=model.lookback_weeks))
     variables = {**(variables or {}), **(scope.params() if scope else {})}
     relation = model.relation
     # No model relies on the order of rows in a table (every order is an explicit `order by`),

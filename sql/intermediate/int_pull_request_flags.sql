@@ -1,4 +1,4 @@
-{{ config(materialized='incremental') }}
+{{ config(materialized='incremental', lookback_weeks=26) }}
 
 -- The ten risk flags of each merged pull request, one BOOLEAN and one reason per flag.
 -- A flag whose data the source lacks is NULL, not false: missing_tests and core_path need the

@@ -1,9 +1,12 @@
-{{ config(materialized='incremental') }}
+{{ config(materialized='incremental', lookback_weeks=26) }}
 
 -- How merged pull requests refer to each other: which earlier PR a revert undoes, which later
 -- PRs reverted it, and which later fixes followed it up within `follow_up_days` (a later `fix`
 -- whose title or description names `#N`). Reads `revert_lookback_weeks` of history before the
 -- run and everything extracted after it, so a range build sees its own follow-ups and reverts.
+-- lookback_weeks: a one-week run also rebuilds the 26 weeks before it (revert_lookback_weeks),
+-- so the earlier PR that this week's revert or fix names gets its `reverted_by`/follow-up too;
+-- int_pull_request_flags, fct_pull_requests and fct_weekly_risks carry it on the same way.
 with settings as (
     select
         max(value) filter (where name = 'follow_up_days') as follow_up_days,

@@ -1,4 +1,4 @@
-{{ config(materialized='incremental') }}
+{{ config(materialized='incremental', lookback_weeks=26) }}
 
 -- One row per raised risk flag and pull request of a week, with the reason a reader can check.
 with flags as (
