@@ -64,7 +64,9 @@ def ensure_lake(repos: int, weeks: int, prs: int, log=print) -> tuple[Path, dict
 @contextmanager
 def week_files_only(home: Path) -> Iterator[None]:
     """The lake as an older prweekly left it: its compacted copies moved aside for a while."""
-    copies = home / "lake" / "raw" / "pull_requests_compacted"
+    from orchestration.compaction import COMPACTED_DIR
+
+    copies = home.joinpath("lake", *COMPACTED_DIR)
     aside = home / "compacted-aside"
     copies.rename(aside)
     try:

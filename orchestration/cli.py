@@ -15,6 +15,7 @@ from orchestration.config import (
     Settings,
     UsageError,
     load_settings,
+    repo_of_slug,
     repo_slug,
     validate_repo,
 )
@@ -297,8 +298,8 @@ def compact(repo: str | None) -> None:
     settings = load_settings()
     if repo:
         repos = [validate_repo(repo)]
-    else:  # `owner__name` folders back to `owner/name`: owners cannot contain underscores
-        repos = [slug.replace("__", "/") for slug in sorted(week_files(settings.lake_dir))]
+    else:
+        repos = [repo_of_slug(slug) for slug in sorted(week_files(settings.lake_dir))]
     if not repos:
         print(f"prweekly: the lake at {settings.lake_dir} holds no week files yet")
         return

@@ -28,11 +28,15 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from orchestration.config import repo_slug
+from orchestration.lake import WEEKS_DIR
 from orchestration.storage import Location, join, write_bytes
+from orchestration.warehouse import apply_duckdb_init
 from orchestration.weeks import monday_of
 
 COMPACTED_DIR = ("raw", "pull_requests_compacted")
-MANIFEST_KEY = "prweekly.compacted_from"  # the footer entry that lists a copy's week files
+# the footer entry that lists a copy's week files (spelt out again in compact_repository's COPY,
+# where DuckDB takes no parameter for a key)
+MANIFEST_KEY = "prweekly.compacted_from"
 # A copy is remade once this many finished weeks are missing from it: a weekly run then
 # rewrites a repository's copy every fourth week, and a full build reads at most three week
 # files per repository beside it.
@@ -75,7 +79,7 @@ def _filesystem(location: Location) -> tuple[pafs.FileSystem, str, str]:
 
 def week_files(lake_dir: Location, repo: str | None = None) -> dict[str, dict[date, WeekFile]]:
     """Every week file of the lake (or of one repository), by repository slug and week."""
-    base = join(lake_dir, "raw", "pull_requests")
+    base = join(lake_dir, *WEEKS_DIR)
     if repo is not None:
         base = join(base, f"repo={repo_slug(repo)}")
     filesystem, root, prefix = _filesystem(base)
@@ -130,7 +134,7 @@ def plan_full_read(lake_dir: Location) -> ReadPlan | None:
     for slug, weeks in sorted(week_files(lake_dir).items()):
         copy = copies.get(slug)
         manifest = _manifest(copy) if copy else None
-        if copy and manifest and _is_valid(manifest, weeks):
+        if copy and _is_valid(manifest, weeks):
             compacted.append(copy)
             weekly += [f.path for week, f in sorted(weeks.items()) if week not in manifest]
         else:
@@ -175,9 +179,7 @@ def compact_repository(
         out = os.path.join(scratch, "compacted.parquet")
         conn = duckdb.connect()
         try:
-            setup = os.environ.get("PRWEEKLY_DUCKDB_INIT")
-            if setup:  # credentials for a lake on object storage, as for the warehouse
-                conn.execute(setup)
+            apply_duckdb_init(conn)  # credentials for a lake on object storage
             union_sql = " union all by name ".join(parts)  # prweekly's own SQL, no values
             conn.execute(
                 f"copy ({union_sql} order by week, number) to $out (format parquet, "

@@ -38,6 +38,11 @@ def repo_slug(repo: str) -> str:
     return validate_repo(repo).replace("/", "__")
 
 
+def repo_of_slug(slug: str) -> str:
+    """`owner__name` back to `owner/name`: owners cannot hold an underscore, names can."""
+    return validate_repo(slug.replace("__", "/", 1))
+
+
 @dataclass(frozen=True)
 class Settings:
     home: Path

@@ -12,6 +12,7 @@ from orchestration.lake import SourceDataError, to_row, write_partition
 from orchestration.partitions import scopes_of, weekly_partitions
 from orchestration.resources import PrweeklyResource
 from orchestration.sources import open_source
+from orchestration.storage import Location
 from orchestration.weeks import week_window, weeks_between
 
 STALE_TEMP_SECONDS = 3600  # a temporary file this old belongs to a write that was killed
@@ -34,7 +35,7 @@ def sweep_stale_temp_files(partition: Path, older_than: float = STALE_TEMP_SECON
     return removed
 
 
-def _compact(context: dg.AssetExecutionContext, lake_dir, repo: str) -> None:
+def _compact(context: dg.AssetExecutionContext, lake_dir: Location, repo: str) -> None:
     """Refresh the repository's compacted copy; the week files are already safe, so a failure
     here only costs the next full build some speed, and is logged instead of failing the run."""
     try:

@@ -264,11 +264,13 @@ def _thread(thread: dict, number: Any = None) -> dict:
     }
 
 
+WEEKS_DIR = ("raw", "pull_requests")  # under the lake: repo=<owner>__<name>/week=<monday>/
+
+
 def partition_dir(lake_dir: Location, repo: str, week_start: date) -> Location:
     return join(
         lake_dir,
-        "raw",
-        "pull_requests",
+        *WEEKS_DIR,
         f"repo={repo_slug(repo)}",
         f"week={week_start.isoformat()}",
     )
@@ -297,4 +299,4 @@ def write_partition(
 
 def lake_glob(lake_dir: Location) -> str:
     """The glob DuckDB reads for the raw pull requests source."""
-    return str(join(lake_dir, "raw", "pull_requests", "*", "*", "data.parquet"))
+    return str(join(lake_dir, *WEEKS_DIR, "*", "*", "data.parquet"))

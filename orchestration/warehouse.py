@@ -22,6 +22,13 @@ def _say(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
+def apply_duckdb_init(conn: duckdb.DuckDBPyConnection) -> None:
+    """Run $PRWEEKLY_DUCKDB_INIT, e.g. credentials for a lake on object storage (CREATE SECRET)."""
+    setup = os.environ.get("PRWEEKLY_DUCKDB_INIT")
+    if setup:
+        conn.execute(setup)
+
+
 @contextmanager
 def connect(
     path: Path, *, read_only: bool = False, on_wait: Callable[[str], None] = _say
@@ -41,9 +48,7 @@ def connect(
         path.parent.mkdir(parents=True, exist_ok=True)
         conn = duckdb.connect(str(path), read_only=read_only)
         try:
-            setup = os.environ.get("PRWEEKLY_DUCKDB_INIT")
-            if setup:  # e.g. credentials for a lake on object storage: CREATE SECRET (...)
-                conn.execute(setup)
+            apply_duckdb_init(conn)
             yield conn
         finally:
             conn.close()
