@@ -104,12 +104,10 @@ def test_rows_are_the_seeded_sample_and_exist_in_the_datasets(rows):
     if not DATASETS.is_dir():
         pytest.skip("the shared datasets are not beside the clone (../shared/datasets/)")
     sample = _load_sample()
-    drawn = sample.draw(DATASETS)
-    assert [(r["repo"], int(r["number"]), r["sample"]) for r in rows] == drawn
+    prs = {repo: list(sample.read_prs(DATASETS, repo)) for repo in sorted(REPOS)}
+    assert [(r["repo"], int(r["number"]), r["sample"]) for r in rows] == sample.draw_from(prs)
     titles = {
-        (repo, pr["number"]): pr["title"]
-        for repo in REPOS
-        for pr in sample.read_prs(DATASETS, repo)
+        (repo, pr["number"]): pr["title"] for repo, repo_prs in prs.items() for pr in repo_prs
     }
     for r in rows:
         assert titles[(r["repo"], int(r["number"]))] == r["title"]
