@@ -29,3 +29,7 @@ class GitHubResponseError(GitHubError):
 
 class GitHubUnavailableError(GitHubError):
     """GitHub kept failing (5xx, timeouts, resets) after every retry."""
+
+
+class GitHubIncompleteError(GitHubError):
+    """GitHub's count of a window and the PRs its pages gave kept disagreeing."""
