@@ -21,7 +21,6 @@ from orchestration.sources.github_errors import (
     GitHubAuthError,
     GitHubError,
     GitHubNotFoundError,
-    GitHubResponseError,
     GitHubUnavailableError,
     GitHubWaitCeilingError,
 )
@@ -200,25 +199,62 @@ def test_injected_not_found_fails_without_retry(run):
     assert scenario.emulator.requests_served == 1 and scenario.partitions() == []
 
 
-def test_partial_data_fails_the_partition_and_keeps_the_previous_one(run):
+@pytest.mark.parametrize("fault", [Fault.WENT_WRONG, Fault.WENT_WRONG_502, Fault.PARTIAL])
+def test_something_went_wrong_is_retried_with_backoff(run, fault):
+    scenario = run()
+    scenario.emulator.faults.fail_next(fault, times=2)
+    scenario.extract()
+    assert_complete(scenario)
+    first, second = scenario.clock.sleeps
+    assert 0.5 <= first <= 1 and 1 <= second <= 2
+    assert any("Something went wrong" in line and "retrying" in line for line in scenario.logs)
+
+
+def test_partial_data_that_keeps_coming_fails_and_keeps_the_previous_partition(run):
     scenario = run()
     scenario.extract()
     before = {p: p.read_bytes() for p in scenario.partitions()}
-    scenario.emulator.faults.fail_next(Fault.BAD_GATEWAY_JSON)
-    scenario.emulator.faults.fail_next(Fault.PARTIAL)
-    with pytest.raises(GitHubResponseError, match="partial data discarded"):
+    scenario.emulator.faults.fail_randomly(Fault.PARTIAL, 1.0)
+    with pytest.raises(GitHubUnavailableError, match="Something went wrong"):
         scenario.extract()
     assert {p: p.read_bytes() for p in scenario.partitions()} == before
 
 
 def test_partial_data_on_a_later_page_yields_nothing(run):
     scenario = run()
-    scenario.emulator.faults.fail_next(Fault.PARTIAL, after=1)  # the first page is fine
+    scenario.emulator.faults.fail_next(Fault.PARTIAL, times=8, after=1)  # page 1 is fine
     got: list[dict] = []
-    with pytest.raises(GitHubResponseError, match="partial data discarded"):
+    with pytest.raises(GitHubUnavailableError, match="8 attempts"):
         got.extend(scenario.source.fetch(REPO, MONDAY, END))
-    assert got == [] and scenario.emulator.requests_served == 2
+    assert got == [] and scenario.emulator.requests_served == 9
     assert scenario.partitions() == []
+
+
+@pytest.mark.parametrize(
+    ("fault", "advice"),
+    [
+        (Fault.FORBIDDEN_403, "fine-grained token.*Pull requests"),
+        (Fault.SAML_403, r"single sign-on.*https://github.com/orgs/octo-org/sso\?"),
+        (Fault.FORBIDDEN, "GitHub App.*Pull requests"),
+    ],
+)
+def test_a_token_without_access_fails_at_once_saying_what_to_fix(run, fault, advice):
+    scenario = run()
+    scenario.emulator.faults.fail_randomly(fault, 1.0)  # a refusal lasts: waiting cannot help
+    with pytest.raises(GitHubAuthError, match=advice) as error:
+        scenario.extract()
+    assert "GITHUB_TOKEN" in str(error.value) and REPO in str(error.value)
+    assert scenario.clock.sleeps == [] and scenario.emulator.requests_served == 1
+    assert scenario.partitions() == []
+
+
+def test_a_403_for_a_spent_budget_still_waits_for_the_reset(run):
+    scenario = run(max_wait_seconds=4000)
+    scenario.emulator.faults.fail_next(Fault.RATE_LIMIT_403)
+    scenario.extract()
+    assert_complete(scenario)
+    (waited,) = scenario.clock.sleeps
+    assert 3590 <= waited <= 3602
 
 
 def test_waiting_past_the_ceiling_fails_at_once(run):

@@ -11,6 +11,7 @@ from typing import Any
 from orchestration.emulator.faults import Fault
 
 DOCS = "https://docs.github.com/graphql"
+PRIMARY_403 = "API rate limit exceeded for user ID 1."
 SECONDARY = (
     "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."
 )

@@ -22,6 +22,7 @@ class Fault(StrEnum):
     RATE_LIMITED = "rate-limited"  # 200 with an error of type RATE_LIMITED
     RATE_LIMIT = "rate-limit"  # 200 with an error of type RATE_LIMIT (an older spelling)
     REMAINING_ZERO = "remaining-zero"  # a good answer that spends the rest of the hour's budget
+    RATE_LIMIT_403 = "rate-limit-403"  # 403 "API rate limit exceeded", x-ratelimit-remaining 0
     SECONDARY_403 = "secondary-403"  # 403 secondary rate limit, no retry-after
     SECONDARY_403_RETRY_AFTER = "secondary-403-retry-after"  # 403 with retry-after
     SECONDARY_429 = "secondary-429"  # 429 with retry-after

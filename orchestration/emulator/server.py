@@ -24,7 +24,7 @@ from typing import Any
 from graphql import GraphQLError, execute, parse, validate
 
 from orchestration.emulator.dataset import Dataset
-from orchestration.emulator.fault_bodies import DOCS, SECONDARY, refusal, spoil
+from orchestration.emulator.fault_bodies import DOCS, PRIMARY_403, SECONDARY, refusal, spoil
 from orchestration.emulator.faults import Fault, Faults, parse_fault_spec
 from orchestration.emulator.limits import QueryLimitError, analyse
 from orchestration.emulator.ratelimit import RateBudget, Snapshot
@@ -125,8 +125,11 @@ class Emulator:
             return 200, {}, _errors(str(exc), exc.kind)
         except GraphQLError as exc:
             return 200, {}, {"errors": [format_error(exc)]}
-        if fault in (Fault.RATE_LIMITED, Fault.RATE_LIMIT):
+        if fault in (Fault.RATE_LIMITED, Fault.RATE_LIMIT, Fault.RATE_LIMIT_403):
             self.budget.exhaust()
+        if fault is Fault.RATE_LIMIT_403:
+            body = {"message": PRIMARY_403, "documentation_url": f"{DOCS}/overview/rate-limits"}
+            return 403, self.budget.peek().headers(), body
         snapshot = (
             None
             if fault in (Fault.RATE_LIMITED, Fault.RATE_LIMIT)

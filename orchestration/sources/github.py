@@ -33,6 +33,7 @@ from orchestration.sources.github_errors import (
     GitHubError,
     GitHubIncompleteError,
     GitHubNotFoundError,
+    GitHubPermissionError,
     GitHubResponseError,
 )
 from orchestration.sources.github_http import GraphQLClient
@@ -133,6 +134,8 @@ class GitHubSource:
                 f"repository {repo} was not found at {self.description.removeprefix('github:')} "
                 f"or GITHUB_TOKEN cannot read it ({exc})"
             ) from None
+        except GitHubPermissionError as exc:
+            raise GitHubPermissionError(f"{repo}: {exc}") from None
         for number in sorted(found):
             yield found[number]
 

@@ -33,3 +33,11 @@ class GitHubUnavailableError(GitHubError):
 
 class GitHubIncompleteError(GitHubError):
     """GitHub's count of a window and the PRs its pages gave kept disagreeing."""
+
+
+class GitHubPermissionError(GitHubAuthError):
+    """GITHUB_TOKEN is valid but may not read the repository; waiting cannot change that."""
+
+
+class GitHubDeadlineError(GitHubError):
+    """Reading from GitHub took longer than the deadline set for it."""

@@ -1,15 +1,15 @@
 """One GraphQL request at a time to GitHub, surviving the ways GitHub really fails.
 
-- 5xx (JSON or HTML bodies), timeouts and connection resets: retried with exponential backoff
-  and jitter; after a timeout the caller's `first` is halved, since GitHub times out on heavy
-  pages.
+- 5xx (JSON or HTML bodies), "Something went wrong", timeouts and connection resets: retried
+  with exponential backoff and jitter; after a timeout the caller's `first` is halved, since
+  GitHub times out on heavy pages.
 - Primary rate limit (`RATE_LIMITED` / `RATE_LIMIT` errors, or a budget at 0): wait until the
   reset GitHub announces.
-- Secondary rate limits (403/429, or a message saying so): honour `retry-after`, else wait at
-  least 60 s, doubling on each repeat.
-- 401: fail at once naming GITHUB_TOKEN. NOT_FOUND: fail naming what was not found.
+- Secondary rate limits: honour `retry-after`, else wait at least 60 s, doubling on each repeat.
+- 401, a permission refusal (403, FORBIDDEN), NOT_FOUND: fail at once saying what to fix.
 - Any other `errors` entry, with or without partial `data`: fail; nothing partial is returned.
 - Every wait counts against a ceiling per partition; a wait that would pass it fails at once.
+(`github_answers` reads each answer; this module acts on the reading.)
 """
 
 from __future__ import annotations
@@ -23,13 +23,8 @@ from typing import Any
 
 import httpx
 
-from orchestration.sources.github_errors import (
-    GitHubAuthError,
-    GitHubNotFoundError,
-    GitHubResponseError,
-    GitHubUnavailableError,
-    GitHubWaitCeilingError,
-)
+from orchestration.sources.github_answers import judge
+from orchestration.sources.github_errors import GitHubUnavailableError, GitHubWaitCeilingError
 
 MAX_ATTEMPTS = 8  # per request, for failures that are not rate limits
 MAX_LIMITED = 30  # per request, for rate-limit answers (the wait ceiling usually stops first)
@@ -37,7 +32,6 @@ BACKOFF_BASE = 1.0
 BACKOFF_CAP = 60.0
 SECONDARY_MIN_WAIT = 60.0
 MIN_PAGE = 5
-RATE_LIMIT_TYPES = {"RATE_LIMITED", "RATE_LIMIT"}
 _log = logging.getLogger("prweekly.github")
 
 
@@ -118,10 +112,11 @@ class GraphQLClient:
                 problem = f"connection failed ({type(exc).__name__})"
             if problem is None:
                 self._note_headers(response)
-                outcome = self._judge(response)
+                outcome = judge(response, self._redact, self._until_reset)
                 if isinstance(outcome, dict):
+                    self._note_rate_limit(outcome.get("rateLimit"))
                     return outcome
-                kind, problem, wait = outcome
+                kind, problem, wait = outcome.kind, outcome.problem, outcome.wait
                 if kind == "primary":
                     limited += 1
                     self._give_up_if(limited > MAX_LIMITED, problem)
@@ -147,67 +142,6 @@ class GraphQLClient:
             base = min(BACKOFF_CAP, BACKOFF_BASE * 2 ** (failures - 1))
             self._wait(base * self._rng.uniform(0.5, 1.0), f"GitHub request {problem}; retrying")
 
-    def _judge(self, response: httpx.Response) -> dict | tuple[str, str, float | None]:
-        """The answer's data, or (kind, description, wait) for something to retry."""
-        status = response.status_code
-        body = self._json(response)
-        message = (
-            self._redact(str((body or {}).get("message") or "")) if isinstance(body, dict) else ""
-        )
-        if status == 401:
-            raise GitHubAuthError(
-                f"GitHub rejected GITHUB_TOKEN (401 {message or 'Bad credentials'}); "
-                "set GITHUB_TOKEN to a valid token that can read the repository"
-            )
-        if status in (403, 429) and response.headers.get("x-ratelimit-remaining") == "0":
-            return "primary", f"HTTP {status} with no budget left", self._until_reset(response)
-        if status in (403, 429):
-            reason = "secondary rate limit" if "secondary" in message.lower() else f"HTTP {status}"
-            return "secondary", f"{reason}", self._retry_after(response)
-        if status >= 500:
-            return "transient", f"answered HTTP {status}", None
-        if status != 200:
-            raise GitHubResponseError(
-                f"GitHub GraphQL at {self.url} answered HTTP {status} {message}".rstrip()
-                + "; check GITHUB_GRAPHQL_URL"
-            )
-        if not isinstance(body, dict):
-            return "transient", "answered 200 without JSON", None
-        errors = body.get("errors") or []
-        if errors:
-            return self._judge_errors(errors, response)
-        data = body.get("data")
-        if not isinstance(data, dict):
-            raise GitHubResponseError("GitHub answered without data or errors")
-        self._note_rate_limit(data.get("rateLimit"))
-        return data
-
-    def _judge_errors(
-        self, errors: list, response: httpx.Response
-    ) -> tuple[str, str, float | None]:
-        types = {str(e.get("type")) for e in errors if isinstance(e, dict)}
-        messages = [self._redact(str(e.get("message", ""))) for e in errors if isinstance(e, dict)]
-        if types & RATE_LIMIT_TYPES:
-            return "primary", next(iter(types & RATE_LIMIT_TYPES)), self._until_reset(response)
-        if any("secondary rate limit" in m.lower() for m in messages):
-            return "secondary", "secondary rate limit", self._retry_after(response)
-        if "NOT_FOUND" in types or any("cannot be searched" in m for m in messages):
-            raise GitHubNotFoundError(messages[0] if messages else "not found")
-        first = errors[0] if isinstance(errors[0], dict) else {}
-        path = ".".join(str(p) for p in first.get("path") or [])
-        raise GitHubResponseError(
-            f"GitHub answered with {len(errors)} error(s), partial data discarded: "
-            f"{messages[0] if messages else 'unknown error'}"
-            + (f" (type {first['type']})" if first.get("type") else "")
-            + (f" at {path}" if path else "")
-        )
-
-    def _json(self, response: httpx.Response) -> Any:
-        try:
-            return response.json()
-        except ValueError:
-            return None
-
     def _redact(self, text: str) -> str:
         return text.replace(self._token, "***") if self._token else text
 
@@ -229,15 +163,8 @@ class GraphQLClient:
             reset = datetime.fromisoformat(str(rate["resetAt"]).replace("Z", "+00:00"))
             self.reset_at = reset.timestamp()
 
-    def _retry_after(self, response: httpx.Response) -> float | None:
-        value = response.headers.get("retry-after", "")
-        try:
-            return max(0.0, float(value))
-        except ValueError:
-            return None
-
-    def _until_reset(self, response: httpx.Response) -> float:
-        self._note_headers(response)
+    def _until_reset(self) -> float:
+        """Seconds until the primary budget's announced reset (headers are noted first)."""
         if self.reset_at is None:
             return SECONDARY_MIN_WAIT
         return max(1.0, self.reset_at - self._clock() + 1.0)
