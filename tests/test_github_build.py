@@ -18,6 +18,7 @@ from orchestration.emulator import Emulator, Fault
 from orchestration.lake import partition_dir
 
 SAMPLE = REPO_ROOT / "orchestration" / "sample" / "acme__rocket.jsonl"
+MONDAY = datetime(2026, 7, 20, tzinfo=UTC)
 MARTS = ["fct_pull_requests", "fct_weekly_summary", "fct_weekly_area_trends", "fct_weekly_risks"]
 
 
@@ -76,8 +77,7 @@ def test_github_source_through_the_emulator_equals_the_file_source(tmp_path, mon
 def test_a_build_whose_search_results_keep_shifting_fails_instead_of_losing_a_pr(
     home, monkeypatch, capsys
 ):
-    monday = datetime(2026, 7, 20, tzinfo=UTC)
-    with Emulator(week_of_prs(monday, 150)) as emulator:
+    with Emulator(week_of_prs(MONDAY, 150)) as emulator:
         for _ in range(3):  # each read of the week: page 1 early, page 2 with one more PR
             emulator.faults.fail_next(Fault.SHIFT_PAGES)
             emulator.faults.fail_next(Fault.SHIFT_PAGES, times=0, after=1)
@@ -86,7 +86,7 @@ def test_a_build_whose_search_results_keep_shifting_fails_instead_of_losing_a_pr
             ["build", "--repo", "octo-org/demo", "--week", "2026-W30", "--source", "github"]
         )
     errors = [line for line in capsys.readouterr().err.splitlines() if "error" in line]
-    partition = partition_dir(home / "lake", "octo-org/demo", monday.date()) / "data.parquet"
+    partition = partition_dir(home / "lake", "octo-org/demo", MONDAY.date()) / "data.parquet"
     written = pq.read_table(partition).num_rows if partition.exists() else None
     assert (code, written) == (1, None)  # before: exit 0 and 149 of the 150 PRs
     assert len(errors) == 1 and errors[0].startswith("prweekly: error:"), errors

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -10,7 +11,9 @@ from github_fakes import REPO, FakeClock, make_pr, source_for, week_of_prs
 
 from orchestration.emulator import Emulator, Fault
 from orchestration.lake import to_row
+from orchestration.sources import WeekCount
 from orchestration.sources.github import split_window
+from orchestration.sources.github_counts import Counted, week_counts
 from orchestration.sources.github_errors import GitHubIncompleteError, GitHubResponseError
 
 MONDAY = datetime(2026, 7, 20, tzinfo=UTC)
@@ -185,18 +188,17 @@ def test_a_search_node_without_merged_at_is_an_error_naming_the_pr():
 
 def test_github_count_of_each_week_is_kept_with_when_it_was_counted():
     quiet = [make_pr(i, MONDAY + timedelta(weeks=i % 3, hours=i)) for i in range(1, 8)]
-    busy = week_of_prs(MONDAY + timedelta(weeks=3), 1001, first_number=100)  # split into days
     clock = FakeClock()
-    with Emulator([*quiet, *busy], clock=clock.time) as emu:
+    with Emulator(quiet, clock=clock.time) as emu:
         source = source_for(emu, clock)
         got = list(source.fetch(REPO, MONDAY, MONDAY + timedelta(weeks=4)))
         counts = source.week_counts()
-    assert len(got) == 1008
+    assert len(got) == 7 and source.stats()["requests"] == 1  # one window for four weeks
     assert {week: count.merged for week, count in counts.items()} == {
         MONDAY.date(): 2,  # 3 and 6
         (MONDAY + timedelta(weeks=1)).date(): 3,  # 1, 4, 7
         (MONDAY + timedelta(weeks=2)).date(): 2,  # 2, 5
-        (MONDAY + timedelta(weeks=3)).date(): 1001,
+        (MONDAY + timedelta(weeks=3)).date(): 0,  # counted, and none merged
     }
     assert {count.counted_at.timestamp() for count in counts.values()} == {clock.now}
     assert counts[MONDAY.date()].metadata() == {
@@ -204,4 +206,19 @@ def test_github_count_of_each_week_is_kept_with_when_it_was_counted():
         "prweekly.github_counted_at": datetime.fromtimestamp(clock.now, UTC).strftime(
             "%Y-%m-%dT%H:%M:%SZ"
         ),
+    }
+
+
+def test_a_week_read_in_several_windows_sums_them_as_of_the_earliest():
+    day = timedelta(days=1)
+    at = [datetime(2026, 7, 27, 6, tzinfo=UTC) + timedelta(minutes=m) for m in (5, 0, 9)]
+    windows = [  # a busy week read day by day; the last window reaches into the next week
+        Counted(MONDAY, MONDAY + day, at[0], Counter({MONDAY.date(): 400})),
+        Counted(MONDAY + day, NEXT - day, at[1], Counter({MONDAY.date(): 500})),
+        Counted(NEXT - day, NEXT + day, at[2], Counter({MONDAY.date(): 90, NEXT.date(): 3})),
+    ]
+    counts = week_counts(windows)
+    assert counts == {
+        MONDAY.date(): WeekCount(990, at[1]),
+        NEXT.date(): WeekCount(3, at[2]),
     }

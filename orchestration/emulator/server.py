@@ -250,23 +250,36 @@ def _handler_for(emulator: Emulator) -> type[BaseHTTPRequestHandler]:
                 self._write(status, headers, data, kind, trickle)
 
         def _write(self, status: int, headers: dict, data: bytes, kind: str, trickle: bool) -> None:
-            self.send_response(status)
-            self.send_header("content-type", kind)
-            self.send_header("content-length", str(len(data)))
-            self.send_header("x-github-request-id", uuid.uuid4().hex[:16].upper())
-            for name, value in headers.items():
-                self.send_header(name, value)
-            self.end_headers()
-            if not trickle:
+            plain = self.wfile
+            if trickle:  # the status line and headers too: everything arrives a little at a time
+                faults = emulator.faults
+                self.wfile = _Trickle(plain, faults.trickle_bytes, faults.trickle_seconds)
+            try:
+                self.send_response(status)
+                self.send_header("content-type", kind)
+                self.send_header("content-length", str(len(data)))
+                self.send_header("x-github-request-id", uuid.uuid4().hex[:16].upper())
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.end_headers()
                 self.wfile.write(data)
-                return
-            step = max(1, emulator.faults.trickle_bytes)
-            for offset in range(0, len(data), step):  # each write well within a read timeout
-                self.wfile.write(data[offset : offset + step])
-                self.wfile.flush()
-                time.sleep(emulator.faults.trickle_seconds)
+            finally:
+                self.wfile = plain
 
     return Handler
+
+
+class _Trickle:
+    """A writer that sends `step` bytes, then pauses: each pause far shorter than a read timeout."""
+
+    def __init__(self, raw, step: int, pause: float) -> None:
+        self.raw, self.step, self.pause = raw, max(1, step), pause
+
+    def write(self, data: bytes) -> int:
+        for offset in range(0, len(data), self.step):
+            self.raw.write(data[offset : offset + self.step])
+            time.sleep(self.pause)
+        return len(data)
 
 
 def _owner(body: bytes) -> str:

@@ -66,6 +66,8 @@ def open_source(
             url=settings.graphql_url,
             token=settings.github_token,
             max_wait_seconds=settings.max_wait_seconds,
+            request_deadline=settings.request_deadline_seconds,
+            week_deadline=settings.week_deadline_seconds,
             log=log,
         )
     raise UsageError(f"unknown source {spec!r}: use 'github' or 'file:PATH' (a JSONL file)")

@@ -30,14 +30,17 @@ from orchestration.sources import WeekCount
 from orchestration.sources.github_counts import Counted, week_counts
 from orchestration.sources.github_errors import (
     GitHubAuthError,
+    GitHubDeadlineError,
     GitHubError,
     GitHubIncompleteError,
     GitHubNotFoundError,
     GitHubPermissionError,
     GitHubResponseError,
+    secs,
 )
 from orchestration.sources.github_http import GraphQLClient
 from orchestration.sources.github_queries import FOLLOW_UP_QUERIES, SEARCH_PAGE, SEARCH_QUERY
+from orchestration.weeks import iso_label, monday_of
 
 SEARCH_CAP = 1000
 MAX_WALKS = 3  # reads of one window whose pages disagree with GitHub's count, before failing
@@ -55,6 +58,13 @@ def _iso(moment: datetime) -> str:
 
 def _parse(value: str) -> datetime:
     return datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+def _weeks_label(start: datetime, end: datetime) -> str:
+    """`week 2026-W30`, or `weeks 2026-W30..2026-W32`, for the weeks a window touches."""
+    first = iso_label(monday_of(start.astimezone(UTC).date()))
+    last = iso_label(monday_of((end - timedelta(seconds=1)).astimezone(UTC).date()))
+    return f"week {first}" if first == last else f"weeks {first}..{last}"
 
 
 def split_window(start: datetime, end: datetime) -> list[tuple[datetime, datetime]]:
@@ -80,10 +90,13 @@ class GitHubSource:
         token: str | None,
         *,
         max_wait_seconds: float = 900,
+        request_deadline: float = 120.0,
+        week_deadline: float = 1800.0,
         page_size: int = SEARCH_PAGE,
         timeout: float = 30.0,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.time,
+        timer: Callable[[], float] = time.monotonic,
         transport: httpx.BaseTransport | None = None,
         log: Callable[[str], None] | None = None,
         seed: int | None = None,
@@ -117,6 +130,9 @@ class GitHubSource:
             log=log,
             timeout=timeout,
             max_wait_seconds=max_wait_seconds,
+            request_deadline=request_deadline,
+            week_deadline=week_deadline,
+            timer=timer,
             seed=seed,
         )
 
@@ -136,6 +152,12 @@ class GitHubSource:
             ) from None
         except GitHubPermissionError as exc:
             raise GitHubPermissionError(f"{repo}: {exc}") from None
+        except GitHubDeadlineError as exc:
+            raise GitHubDeadlineError(
+                f"{repo} {_weeks_label(start, end)}: reading from GitHub passed its deadline of "
+                f"{secs(self._client.week_deadline)} s per week (PRWEEKLY_WEEK_DEADLINE_SECONDS): "
+                f"{exc}; nothing was written, run again later"
+            ) from None
         for number in sorted(found):
             yield found[number]
 

@@ -7,6 +7,11 @@ error (which holds the request) is never chained into a traceback.
 from __future__ import annotations
 
 
+def secs(value: float) -> str:
+    """A number of seconds as a person writes it: 1800, 3599, 0.3, 0.75."""
+    return f"{value:.0f}" if value >= 10 else f"{value:.2g}"
+
+
 class GitHubError(RuntimeError):
     """The GitHub source could not deliver a complete, trustworthy answer."""
 

@@ -9,6 +9,8 @@
 - 401, a permission refusal (403, FORBIDDEN), NOT_FOUND: fail at once saying what to fix.
 - Any other `errors` entry, with or without partial `data`: fail; nothing partial is returned.
 - Every wait counts against a ceiling per partition; a wait that would pass it fails at once.
+- Each request has a deadline for its whole answer (a trickling server is dropped and asked
+  again), and the weeks being fetched have one for everything, waits included.
 (`github_answers` reads each answer; this module acts on the reading.)
 """
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import random
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
@@ -24,7 +27,13 @@ from typing import Any
 import httpx
 
 from orchestration.sources.github_answers import judge
-from orchestration.sources.github_errors import GitHubUnavailableError, GitHubWaitCeilingError
+from orchestration.sources.github_errors import (
+    GitHubDeadlineError,
+    GitHubUnavailableError,
+    GitHubWaitCeilingError,
+    secs,
+)
+from orchestration.sources.github_transfer import DeadlinePassed, post
 
 MAX_ATTEMPTS = 8  # per request, for failures that are not rate limits
 MAX_LIMITED = 30  # per request, for rate-limit answers (the wait ceiling usually stops first)
@@ -58,6 +67,9 @@ class GraphQLClient:
         log: Callable[[str], None] | None = None,
         timeout: float = 30.0,
         max_wait_seconds: float = 900.0,
+        request_deadline: float = 120.0,
+        week_deadline: float = 1800.0,
+        timer: Callable[[], float] = time.monotonic,
         seed: int | None = None,
     ) -> None:
         self.url = url
@@ -67,13 +79,17 @@ class GraphQLClient:
         self._log = log or _log.info
         self._rng = random.Random(seed)
         self.max_wait_seconds = max_wait_seconds
+        self.request_deadline = request_deadline
+        self.week_deadline = week_deadline
+        self._timer = timer
+        self._deadline_at = timer() + week_deadline
         headers = {"user-agent": user_agent(), "accept": "application/json"}
         if token:
             headers["authorization"] = f"bearer {token}"
         self._http = httpx.Client(
             transport=transport,
             headers=headers,
-            timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
+            timeout=httpx.Timeout(min(timeout, request_deadline), connect=min(timeout, 10.0)),
             follow_redirects=False,
         )
         self.requests = 0
@@ -86,9 +102,10 @@ class GraphQLClient:
         self._partitions = 1
 
     def begin_partition(self, partitions: int = 1) -> None:
-        """Start a new waiting allowance: the ceiling is per partition (week) fetched."""
+        """Start a new waiting allowance and deadline: both are per partition (week) fetched."""
         self._waited_partition = 0.0
         self._partitions = max(1, partitions)
+        self._deadline_at = self._timer() + self.week_deadline * self._partitions
 
     def close(self) -> None:
         self._http.close()
@@ -100,13 +117,16 @@ class GraphQLClient:
         while True:
             self._wait_for_budget()
             problem = None
+            allowed = min(self.request_deadline, self._time_left(last_problem))
             try:
                 self.requests += 1
-                response = self._http.post(
-                    self.url, json={"query": document, "variables": variables}
-                )
+                payload = {"query": document, "variables": variables}
+                response = post(self._http, self.url, payload, allowed)
             except httpx.TimeoutException:
                 problem = "timed out"
+                self._shrink(variables)
+            except DeadlinePassed:
+                problem = f"was not answered whole within its {secs(allowed)} s deadline"
                 self._shrink(variables)
             except httpx.TransportError as exc:
                 problem = f"connection failed ({type(exc).__name__})"
@@ -177,6 +197,14 @@ class GraphQLClient:
                 self._wait(wait, "GitHub rate limit budget is spent")
             self.remaining = None
 
+    def _time_left(self, last_problem: str = "") -> float:
+        """Seconds before the deadline of the weeks being fetched; past it, stop."""
+        left = self._deadline_at - self._timer()
+        if left <= 0:
+            after = f" (the last request {last_problem})" if last_problem else ""
+            raise GitHubDeadlineError(f"no time was left for the next request{after}")
+        return left
+
     def _wait(self, seconds: float, reason: str) -> None:
         ceiling = self.max_wait_seconds * self._partitions
         if self._waited_partition + seconds > ceiling:
@@ -184,6 +212,11 @@ class GraphQLClient:
                 f"{reason}: waiting {seconds:.0f} s more would pass the ceiling of "
                 f"{self.max_wait_seconds:.0f} s per week fetched (PRWEEKLY_MAX_WAIT_SECONDS); "
                 "run again later"
+            )
+        if seconds >= self._time_left():
+            raise GitHubDeadlineError(
+                f"{reason.removesuffix('; retrying')}, and waiting {secs(seconds)} s "
+                "to ask again would pass it"
             )
         until = ""
         if self.reset_at is not None and "rate limit" in reason and "secondary" not in reason:
