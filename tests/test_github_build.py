@@ -1,6 +1,7 @@
 """`prweekly build --source github` through the emulator fills the marts exactly as the file does.
 
-The sample dataset has every field, so nothing may differ, down to the reports.
+The sample dataset has every field, so nothing may differ, down to the reports; only the lake
+adds GitHub's count of each week. A build whose search results keep shifting fails, exit 1.
 """
 
 from __future__ import annotations
