@@ -33,6 +33,11 @@ environment:
   GITHUB_TOKEN               token for the github source (read access to pull requests)
   GITHUB_GRAPHQL_URL         GraphQL endpoint, for GitHub Enterprise (default api.github.com)
   PRWEEKLY_MAX_WAIT_SECONDS  most time to wait on rate limits, per week fetched (default 900)
+  PRWEEKLY_REQUEST_DEADLINE_SECONDS
+                             most time one GitHub request may take, whole (default 120)
+  PRWEEKLY_WEEK_DEADLINE_SECONDS
+                             most time reading GitHub may take per week, waits included
+                             (default 1800)
   PRWEEKLY_LAKE_URI, PRWEEKLY_REPORTS_URI
                              the lake and reports elsewhere (a folder, s3://..., gs://...)
 

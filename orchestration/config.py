@@ -50,6 +50,8 @@ class Settings:
     github_token: str | None
     graphql_url: str
     max_wait_seconds: float = 900.0
+    request_deadline_seconds: float = 120.0
+    week_deadline_seconds: float = 1800.0
 
     @property
     def warehouse_path(self) -> Path:
@@ -79,14 +81,21 @@ def load_settings() -> Settings:
         github_token=os.environ.get("GITHUB_TOKEN") or None,
         graphql_url=os.environ.get("GITHUB_GRAPHQL_URL") or DEFAULT_GRAPHQL_URL,
         max_wait_seconds=_float_env("PRWEEKLY_MAX_WAIT_SECONDS", 900.0),
+        request_deadline_seconds=_float_env(
+            "PRWEEKLY_REQUEST_DEADLINE_SECONDS", 120.0, positive=True
+        ),
+        week_deadline_seconds=_float_env("PRWEEKLY_WEEK_DEADLINE_SECONDS", 1800.0, positive=True),
     )
 
 
-def _float_env(name: str, default: float) -> float:
+def _float_env(name: str, default: float, positive: bool = False) -> float:
     raw = os.environ.get(name)
     if not raw:
         return default
     try:
-        return float(raw)
+        value = float(raw)
     except ValueError:
         raise UsageError(f"{name}={raw!r} is not a number of seconds") from None
+    if positive and not value > 0:  # also refuses nan
+        raise UsageError(f"{name}={raw!r} must be more than 0 seconds")
+    return value

@@ -77,8 +77,16 @@ def raw_pull_requests(
             raise SourceDataError(
                 f"{source.description} returned PRs merged outside the requested weeks: {stray}"
             )
+        counts = source.week_counts()  # GitHub's own count, stored with the week's rows
         for week in weeks:
-            path = write_partition(settings.lake_dir, scope.repo, week, buckets.get(week, []))
+            count = counts.get(week)
+            path = write_partition(
+                settings.lake_dir,
+                scope.repo,
+                week,
+                buckets.get(week, []),
+                metadata=count.metadata() if count else None,
+            )
             if isinstance(path, Path):  # an object store publishes whole objects: no temp files
                 sweep_stale_temp_files(path.parent)
             total += len(buckets.get(week, []))

@@ -8,7 +8,7 @@ never as an empty list, so the models can tell "unknown" from "none".
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import UTC, date, datetime
 from typing import Any
 
@@ -277,12 +277,17 @@ def partition_dir(lake_dir: Location, repo: str, week_start: date) -> Location:
 
 
 def write_partition(
-    lake_dir: Location, repo: str, week_start: date, rows: Iterable[dict]
+    lake_dir: Location,
+    repo: str,
+    week_start: date,
+    rows: Iterable[dict],
+    metadata: Mapping[str, str] | None = None,
 ) -> Location:
     """Write one week's rows atomically: a temporary file renamed over `data.parquet`.
 
     Readers see either the previous file or the new one. An empty week still gets a file (with
-    zero rows), so "extracted, nothing merged" differs from "never extracted".
+    zero rows), so "extracted, nothing merged" differs from "never extracted". `metadata`
+    (e.g. the source's own count of the week) goes into the file's footer, with the rows.
     """
     ordered = sorted(rows, key=lambda r: r["number"])
     numbers = [r["number"] for r in ordered]
@@ -290,6 +295,8 @@ def write_partition(
         dupes = sorted({n for n in numbers if numbers.count(n) > 1})
         raise SourceDataError(f"{repo} week {week_start}: duplicate PR numbers {dupes[:10]}")
     table = pa.Table.from_pylist(ordered, schema=PULL_REQUEST_SCHEMA)
+    if metadata:
+        table = table.replace_schema_metadata({**(table.schema.metadata or {}), **metadata})
     buffer = pa.BufferOutputStream()
     pq.write_table(table, buffer, compression="zstd")
     target = join(partition_dir(lake_dir, repo, week_start), "data.parquet")

@@ -1,20 +1,25 @@
 """`prweekly build --source github` through the emulator fills the marts exactly as the file does.
 
-The sample dataset has every field, so nothing may differ, down to the reports.
+The sample dataset has every field, so nothing may differ, down to the reports; only the lake
+adds GitHub's count of each week. A build whose search results keep shifting fails, exit 1.
 """
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
+import pyarrow.parquet as pq
 import pytest
-from github_fakes import REPO_ROOT
+from github_fakes import REPO_ROOT, week_of_prs
 
 from orchestration.cli import main
-from orchestration.emulator import Emulator
+from orchestration.emulator import Emulator, Fault
+from orchestration.lake import partition_dir
 
 SAMPLE = REPO_ROOT / "orchestration" / "sample" / "acme__rocket.jsonl"
+MONDAY = datetime(2026, 7, 20, tzinfo=UTC)
 MARTS = ["fct_pull_requests", "fct_weekly_summary", "fct_weekly_area_trends", "fct_weekly_risks"]
 
 
@@ -31,6 +36,18 @@ def build(home: Path, source: str, monkeypatch, capsys) -> dict:
     return {"tables": tables, "reports": reports}
 
 
+def stored_counts(home: Path) -> dict[str, tuple[int, dict]]:
+    """Each week file's rows and its `prweekly.github_*` key-value metadata."""
+    found = {}
+    for path in sorted((home / "lake").rglob("week=*/data.parquet")):
+        metadata = pq.read_metadata(path).metadata or {}
+        github = {
+            k.decode(): v.decode() for k, v in metadata.items() if k.startswith(b"prweekly.github")
+        }
+        found[path.parent.name] = (pq.read_metadata(path).num_rows, github)
+    return found
+
+
 def test_github_source_through_the_emulator_equals_the_file_source(tmp_path, monkeypatch, capsys):
     if not SAMPLE.is_file():
         pytest.skip("the sample dataset is not in this checkout")
@@ -39,7 +56,40 @@ def test_github_source_through_the_emulator_equals_the_file_source(tmp_path, mon
     from_file = build(tmp_path / "file", f"file:{SAMPLE}", monkeypatch, capsys)
     with Emulator(SAMPLE) as emulator:
         monkeypatch.setenv("GITHUB_GRAPHQL_URL", emulator.url)
+        began = datetime.now(UTC).replace(microsecond=0)
         from_github = build(tmp_path / "github", "github", monkeypatch, capsys)
         assert emulator.requests_served == 1  # four weeks, 34 PRs: one search page
     assert len(from_file["tables"]["fct_pull_requests"]) == 34
     assert from_github == from_file
+    # GitHub's own count of each week is stored with its rows; a file has none to store
+    file_counts, github_counts = (
+        stored_counts(tmp_path / "file"),
+        stored_counts(tmp_path / "github"),
+    )
+    assert list(github_counts) == list(file_counts) and len(file_counts) == 4
+    assert all(counts == {} for _rows, counts in file_counts.values())
+    for rows, counts in github_counts.values():
+        assert counts["prweekly.github_issue_count"] == str(rows)
+        counted_at = datetime.fromisoformat(counts["prweekly.github_counted_at"])
+        assert began <= counted_at <= datetime.now(UTC)
+    assert sum(rows for rows, _counts in github_counts.values()) == 34
+
+
+def test_a_build_whose_search_results_keep_shifting_fails_instead_of_losing_a_pr(
+    home, monkeypatch, capsys
+):
+    with Emulator(week_of_prs(MONDAY, 150)) as emulator:
+        for _ in range(3):  # each read of the week: page 1 early, page 2 with one more PR
+            emulator.faults.fail_next(Fault.SHIFT_PAGES)
+            emulator.faults.fail_next(Fault.SHIFT_PAGES, times=0, after=1)
+        monkeypatch.setenv("GITHUB_GRAPHQL_URL", emulator.url)
+        code = main(
+            ["build", "--repo", "octo-org/demo", "--week", "2026-W30", "--source", "github"]
+        )
+    errors = [line for line in capsys.readouterr().err.splitlines() if "error" in line]
+    partition = partition_dir(home / "lake", "octo-org/demo", MONDAY.date()) / "data.parquet"
+    written = pq.read_table(partition).num_rows if partition.exists() else None
+    assert (code, written) == (1, None)  # before: exit 0 and 149 of the 150 PRs
+    assert len(errors) == 1 and errors[0].startswith("prweekly: error:"), errors
+    assert "octo-org/demo" in errors[0] and "GitHub counted 150" in errors[0]
+    assert "found 149" in errors[0] and "2026-07-20T00:00:00Z..2026-07-26T23:59:59Z" in errors[0]

@@ -7,6 +7,7 @@ microseconds. A failed extraction never leaves a partition behind.
 from __future__ import annotations
 
 import json
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -15,13 +16,14 @@ import pyarrow.parquet as pq
 import pytest
 from github_fakes import REPO, TOKEN, FakeClock, extract, source_for, week_of_prs
 
+from orchestration.config import UsageError, load_settings
 from orchestration.emulator import Emulator, Fault
+from orchestration.sources import open_source
 from orchestration.sources.github import GitHubSource
 from orchestration.sources.github_errors import (
     GitHubAuthError,
     GitHubError,
     GitHubNotFoundError,
-    GitHubResponseError,
     GitHubUnavailableError,
     GitHubWaitCeilingError,
 )
@@ -90,8 +92,8 @@ def test_server_errors_and_resets_are_retried_with_growing_backoff(run, fault):
 
 
 def test_a_timeout_is_retried_with_a_smaller_page(run):
-    scenario = run(timeout=0.25)
-    scenario.emulator.faults.delay_seconds = 0.8
+    scenario = run(timeout=1.0)  # a page served under load must still fit in it
+    scenario.emulator.faults.delay_seconds = 2.0
     scenario.emulator.faults.fail_next(Fault.TIMEOUT)
     scenario.extract()
     assert_complete(scenario)
@@ -110,7 +112,7 @@ def test_endless_server_errors_fail_clearly_without_a_partition(run):
 
 @pytest.mark.parametrize("fault", [Fault.RATE_LIMITED, Fault.RATE_LIMIT])
 def test_primary_rate_limit_waits_until_the_reset(run, fault):
-    scenario = run(max_wait_seconds=4000)
+    scenario = run(max_wait_seconds=4000, week_deadline=8000)
     scenario.emulator.faults.fail_next(fault)
     scenario.extract()
     assert_complete(scenario)
@@ -120,7 +122,7 @@ def test_primary_rate_limit_waits_until_the_reset(run, fault):
 
 
 def test_a_spent_budget_is_waited_out_before_the_next_request(run):
-    scenario = run(max_wait_seconds=4000)
+    scenario = run(max_wait_seconds=4000, week_deadline=8000)
     scenario.emulator.faults.fail_next(Fault.REMAINING_ZERO)
     scenario.extract()
     assert_complete(scenario)
@@ -200,25 +202,105 @@ def test_injected_not_found_fails_without_retry(run):
     assert scenario.emulator.requests_served == 1 and scenario.partitions() == []
 
 
-def test_partial_data_fails_the_partition_and_keeps_the_previous_one(run):
+@pytest.mark.parametrize("fault", [Fault.WENT_WRONG, Fault.WENT_WRONG_502, Fault.PARTIAL])
+def test_something_went_wrong_is_retried_with_backoff(run, fault):
+    scenario = run()
+    scenario.emulator.faults.fail_next(fault, times=2)
+    scenario.extract()
+    assert_complete(scenario)
+    first, second = scenario.clock.sleeps
+    assert 0.5 <= first <= 1 and 1 <= second <= 2
+    assert any("Something went wrong" in line and "retrying" in line for line in scenario.logs)
+
+
+def test_partial_data_that_keeps_coming_fails_and_keeps_the_previous_partition(run):
     scenario = run()
     scenario.extract()
     before = {p: p.read_bytes() for p in scenario.partitions()}
-    scenario.emulator.faults.fail_next(Fault.BAD_GATEWAY_JSON)
-    scenario.emulator.faults.fail_next(Fault.PARTIAL)
-    with pytest.raises(GitHubResponseError, match="partial data discarded"):
+    scenario.emulator.faults.fail_randomly(Fault.PARTIAL, 1.0)
+    with pytest.raises(GitHubUnavailableError, match="Something went wrong"):
         scenario.extract()
     assert {p: p.read_bytes() for p in scenario.partitions()} == before
 
 
 def test_partial_data_on_a_later_page_yields_nothing(run):
     scenario = run()
-    scenario.emulator.faults.fail_next(Fault.PARTIAL, after=1)  # the first page is fine
+    scenario.emulator.faults.fail_next(Fault.PARTIAL, times=8, after=1)  # page 1 is fine
     got: list[dict] = []
-    with pytest.raises(GitHubResponseError, match="partial data discarded"):
+    with pytest.raises(GitHubUnavailableError, match="8 attempts"):
         got.extend(scenario.source.fetch(REPO, MONDAY, END))
-    assert got == [] and scenario.emulator.requests_served == 2
+    assert got == [] and scenario.emulator.requests_served == 9
     assert scenario.partitions() == []
+
+
+@pytest.mark.parametrize(
+    ("fault", "advice"),
+    [
+        (Fault.FORBIDDEN_403, "fine-grained token.*Pull requests"),
+        (Fault.SAML_403, r"single sign-on.*https://github.com/orgs/octo-org/sso\?"),
+        (Fault.FORBIDDEN, "GitHub App.*Pull requests"),
+    ],
+)
+def test_a_token_without_access_fails_at_once_saying_what_to_fix(run, fault, advice):
+    scenario = run()
+    scenario.emulator.faults.fail_randomly(fault, 1.0)  # a refusal lasts: waiting cannot help
+    with pytest.raises(GitHubAuthError, match=advice) as error:
+        scenario.extract()
+    assert "GITHUB_TOKEN" in str(error.value) and REPO in str(error.value)
+    assert scenario.clock.sleeps == [] and scenario.emulator.requests_served == 1
+    assert scenario.partitions() == []
+
+
+def test_a_403_for_a_spent_budget_still_waits_for_the_reset(run):
+    scenario = run(max_wait_seconds=4000, week_deadline=8000)
+    scenario.emulator.faults.fail_next(Fault.RATE_LIMIT_403)
+    scenario.extract()
+    assert_complete(scenario)
+    (waited,) = scenario.clock.sleeps
+    assert 3590 <= waited <= 3602
+
+
+@pytest.mark.parametrize("chunk", [512, 16])  # the body slowly; the status line and headers too
+def test_a_trickling_answer_is_abandoned_at_the_request_deadline(home, monkeypatch, chunk):
+    monkeypatch.setenv("PRWEEKLY_REQUEST_DEADLINE_SECONDS", "0.3")
+    logs: list[str] = []
+    with Emulator(week_of_prs(MONDAY, 20)) as emulator:
+        emulator.faults.trickle_bytes, emulator.faults.trickle_seconds = chunk, 0.1  # 27 kB
+        emulator.faults.fail_next(Fault.TRICKLE)
+        monkeypatch.setenv("GITHUB_GRAPHQL_URL", emulator.url)
+        source = open_source("github", load_settings(), log=logs.append)
+        began = time.monotonic()
+        got = list(source.fetch(REPO, MONDAY, MONDAY + timedelta(weeks=1)))
+        took = time.monotonic() - began
+    assert len(got) == 20
+    assert took < 2.5, took  # 0.3 s, a backoff of at most 1 s, a good answer; not 5 s or more
+    assert any("0.3 s deadline" in line and "retrying" in line for line in logs), logs
+
+
+def test_a_github_that_keeps_trickling_stops_at_the_weeks_deadline(home, monkeypatch):
+    monkeypatch.setenv("PRWEEKLY_REQUEST_DEADLINE_SECONDS", "0.3")
+    monkeypatch.setenv("PRWEEKLY_WEEK_DEADLINE_SECONDS", "0.75")  # two weeks: 1.5 s
+    with Emulator(week_of_prs(MONDAY, 20)) as emulator:
+        emulator.faults.trickle_bytes, emulator.faults.trickle_seconds = 512, 0.1  # 5 s each
+        emulator.faults.fail_randomly(Fault.TRICKLE, 1.0)
+        monkeypatch.setenv("GITHUB_GRAPHQL_URL", emulator.url)
+        source = open_source("github", load_settings(), log=lambda _line: None)
+        began = time.monotonic()
+        with pytest.raises(GitHubError) as error:
+            list(source.fetch(REPO, MONDAY, MONDAY + timedelta(weeks=2)))
+        took = time.monotonic() - began
+    assert took < 2.5, took  # before: the first answer, complete after 5 s, was kept
+    message = str(error.value)
+    assert f"{REPO} weeks 2026-W30..2026-W31" in message, message
+    assert "0.75 s per week (PRWEEKLY_WEEK_DEADLINE_SECONDS)" in message
+    assert "0.3 s deadline" in message and "nothing was written" in message
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "soon"])
+def test_a_deadline_that_is_not_a_positive_number_is_refused(home, monkeypatch, value):
+    monkeypatch.setenv("PRWEEKLY_WEEK_DEADLINE_SECONDS", value)
+    with pytest.raises(UsageError, match="PRWEEKLY_WEEK_DEADLINE_SECONDS"):
+        load_settings()
 
 
 def test_waiting_past_the_ceiling_fails_at_once(run):

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from datetime import UTC, datetime, timedelta
 
 import pytest
 from github_fakes import REPO, FakeClock, make_pr, source_for, week_of_prs
 
-from orchestration.emulator import Emulator
+from orchestration.emulator import Emulator, Fault
 from orchestration.lake import to_row
+from orchestration.sources import WeekCount
 from orchestration.sources.github import split_window
+from orchestration.sources.github_counts import Counted, week_counts
+from orchestration.sources.github_errors import GitHubIncompleteError, GitHubResponseError
 
 MONDAY = datetime(2026, 7, 20, tzinfo=UTC)
 NEXT = MONDAY + timedelta(days=7)
@@ -129,3 +133,92 @@ def test_page_size_is_honoured(page_size):
     got, _stats, bodies = fetch(week_of_prs(MONDAY, 90), page_size=page_size)
     assert len(got) == 90
     assert {b["variables"]["first"] for b in bodies} == {page_size}
+
+
+def shifting_source(nodes, logs: list[str] | None = None):
+    """An emulator serving `nodes` and a source reading it, on fake time."""
+    clock = FakeClock()
+    emulator = Emulator(nodes, clock=clock.time).start()
+    source = source_for(emulator, clock, log=(logs if logs is not None else []).append)
+    return emulator, source
+
+
+@pytest.mark.parametrize(
+    ("after", "lost"),
+    [(0, 150), (1, 50)],  # the newest PR appears after page 1; an old one slips past page 2
+)
+def test_results_shifting_between_pages_are_read_again_until_whole(after, lost):
+    logs: list[str] = []
+    emulator, source = shifting_source(week_of_prs(MONDAY, 150), logs)
+    try:
+        emulator.faults.fail_next(Fault.SHIFT_PAGES, after=after)
+        got = [n["number"] for n in source.fetch(REPO, MONDAY, NEXT)]
+    finally:
+        emulator.stop()
+    assert lost in got and got == list(range(1, 151))
+    assert source.stats()["requests"] == 4  # two pages that disagreed, then two that agree
+    assert any("reading the window again" in line for line in logs), logs
+
+
+def test_results_that_keep_shifting_fail_naming_repository_window_and_counts():
+    emulator, source = shifting_source(week_of_prs(MONDAY, 150))
+    try:
+        for _ in range(3):  # every read of the window: page 1 early, page 2 up to date
+            emulator.faults.fail_next(Fault.SHIFT_PAGES)
+            emulator.faults.fail_next(Fault.SHIFT_PAGES, times=0, after=1)
+        with pytest.raises(GitHubIncompleteError) as error:
+            list(source.fetch(REPO, MONDAY, NEXT))
+    finally:
+        emulator.stop()
+    message = str(error.value)
+    assert REPO in message and "2026-07-20T00:00:00Z..2026-07-26T23:59:59Z" in message
+    assert "GitHub counted 150" in message and "found 149" in message, message
+    assert source.stats()["requests"] == 6
+
+
+def test_a_search_node_without_merged_at_is_an_error_naming_the_pr():
+    emulator, source = shifting_source(week_of_prs(MONDAY, 30))
+    try:
+        emulator.faults.fail_next(Fault.NULL_MERGED_AT)
+        with pytest.raises(GitHubResponseError, match=rf"{REPO}#30 .*no mergedAt"):
+            list(source.fetch(REPO, MONDAY, NEXT))
+    finally:
+        emulator.stop()
+
+
+def test_github_count_of_each_week_is_kept_with_when_it_was_counted():
+    quiet = [make_pr(i, MONDAY + timedelta(weeks=i % 3, hours=i)) for i in range(1, 8)]
+    clock = FakeClock()
+    with Emulator(quiet, clock=clock.time) as emu:
+        source = source_for(emu, clock)
+        got = list(source.fetch(REPO, MONDAY, MONDAY + timedelta(weeks=4)))
+        counts = source.week_counts()
+    assert len(got) == 7 and source.stats()["requests"] == 1  # one window for four weeks
+    assert {week: count.merged for week, count in counts.items()} == {
+        MONDAY.date(): 2,  # 3 and 6
+        (MONDAY + timedelta(weeks=1)).date(): 3,  # 1, 4, 7
+        (MONDAY + timedelta(weeks=2)).date(): 2,  # 2, 5
+        (MONDAY + timedelta(weeks=3)).date(): 0,  # counted, and none merged
+    }
+    assert {count.counted_at.timestamp() for count in counts.values()} == {clock.now}
+    assert counts[MONDAY.date()].metadata() == {
+        "prweekly.github_issue_count": "2",
+        "prweekly.github_counted_at": datetime.fromtimestamp(clock.now, UTC).strftime(
+            "%Y-%m-%dT%H:%M:%SZ"
+        ),
+    }
+
+
+def test_a_week_read_in_several_windows_sums_them_as_of_the_earliest():
+    day = timedelta(days=1)
+    at = [datetime(2026, 7, 27, 6, tzinfo=UTC) + timedelta(minutes=m) for m in (5, 0, 9)]
+    windows = [  # a busy week read day by day; the last window reaches into the next week
+        Counted(MONDAY, MONDAY + day, at[0], Counter({MONDAY.date(): 400})),
+        Counted(MONDAY + day, NEXT - day, at[1], Counter({MONDAY.date(): 500})),
+        Counted(NEXT - day, NEXT + day, at[2], Counter({MONDAY.date(): 90, NEXT.date(): 3})),
+    ]
+    counts = week_counts(windows)
+    assert counts == {
+        MONDAY.date(): WeekCount(990, at[1]),
+        NEXT.date(): WeekCount(3, at[2]),
+    }

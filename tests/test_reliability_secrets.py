@@ -64,14 +64,14 @@ def test_the_token_never_leaks(
 
         emulator.faults.fail_next(Fault.UNAUTHORIZED)  # a failing build: the 401 path
         assert main([*args, "--source", "github"]) == 1
-        emulator.faults.fail_next(Fault.PARTIAL)  # and an error quoting GitHub's answer
+        emulator.faults.fail_next(Fault.FORBIDDEN)  # and an error quoting GitHub's answer
         settings = load_settings()
         with pytest.raises(BuildFailed) as failed:
             run_weekly_job(settings, "acme/rocket", *_weeks(), "github")
     out, err = capsys.readouterr()
     assert "retrying" in err and "GITHUB_TOKEN" in err  # the logs did say what happened
     exception = "".join(traceback.format_exception(failed.value))
-    assert "partial data discarded" in exception
+    assert "Resource not accessible by integration" in exception
     events = event_log(home)
     assert any("retrying" in e for e in events)  # the scan reads the retry messages too
     texts = [out, err, exception, *events, *everything_under(home)]

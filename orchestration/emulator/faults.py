@@ -22,13 +22,22 @@ class Fault(StrEnum):
     RATE_LIMITED = "rate-limited"  # 200 with an error of type RATE_LIMITED
     RATE_LIMIT = "rate-limit"  # 200 with an error of type RATE_LIMIT (an older spelling)
     REMAINING_ZERO = "remaining-zero"  # a good answer that spends the rest of the hour's budget
+    RATE_LIMIT_403 = "rate-limit-403"  # 403 "API rate limit exceeded", x-ratelimit-remaining 0
     SECONDARY_403 = "secondary-403"  # 403 secondary rate limit, no retry-after
     SECONDARY_403_RETRY_AFTER = "secondary-403-retry-after"  # 403 with retry-after
     SECONDARY_429 = "secondary-429"  # 429 with retry-after
     SECONDARY_MESSAGE = "secondary-message"  # 200 whose error says "secondary rate limit"
     UNAUTHORIZED = "401"  # bad credentials
     NOT_FOUND = "not-found"  # the repository cannot be resolved
-    PARTIAL = "partial"  # data with a field nulled out, plus an error for it
+    PARTIAL = "partial"  # data with a field nulled out, plus "Something went wrong"
+    WENT_WRONG = "went-wrong"  # 200, no data, "Something went wrong while executing your query"
+    WENT_WRONG_502 = "went-wrong-502"  # the same error as a 502, as GitHub also sends it
+    FORBIDDEN = "forbidden"  # 200 with a FORBIDDEN error: the token may not read the repository
+    FORBIDDEN_403 = "forbidden-403"  # 403 "Resource not accessible", budget left, no retry-after
+    SAML_403 = "saml-403"  # 403: the token is not authorised for the organisation's SAML SSO
+    SHIFT_PAGES = "shift-pages"  # a search page served before the window's newest PR was indexed
+    NULL_MERGED_AT = "null-merged-at"  # the first search node's mergedAt is null
+    TRICKLE = "trickle"  # a good answer sent a few bytes at a time, slower than any deadline
 
 
 class Faults:
@@ -42,6 +51,8 @@ class Faults:
         self.injected: Counter[Fault] = Counter()
         self.retry_after_seconds = 30
         self.delay_seconds = 1.0
+        self.trickle_bytes = 64  # the `trickle` fault sends this many bytes...
+        self.trickle_seconds = 0.05  # ...then pauses this long, until the answer is sent
 
     def fail_next(self, fault: Fault | str, times: int = 1, after: int = 0) -> None:
         """Let `after` requests through, then fail the next `times` with `fault`."""

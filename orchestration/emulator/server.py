@@ -24,22 +24,13 @@ from typing import Any
 from graphql import GraphQLError, execute, parse, validate
 
 from orchestration.emulator.dataset import Dataset
+from orchestration.emulator.fault_bodies import DOCS, PRIMARY_403, SECONDARY, refusal, spoil
 from orchestration.emulator.faults import Fault, Faults, parse_fault_spec
 from orchestration.emulator.limits import QueryLimitError, analyse
 from orchestration.emulator.ratelimit import RateBudget, Snapshot
 from orchestration.emulator.resolvers import Context, build, format_error, iso
 
 PATHS = ("/graphql", "/api/graphql")
-DOCS = "https://docs.github.com/graphql"
-SECONDARY = (
-    "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."
-)
-PARTIAL_MESSAGE = (
-    "Something went wrong while executing your query. This may be the result of a timeout, "
-    "or it could be a GitHub bug."
-)
-HTML_502 = b"<html><body><h1>502 Bad Gateway</h1>Unicorn! Server Error.</body></html>"
-HTML_504 = b"<html><body><h1>504 Gateway Time-out</h1></body></html>"
 
 
 def _load(dataset: Any) -> Dataset:
@@ -134,8 +125,11 @@ class Emulator:
             return 200, {}, _errors(str(exc), exc.kind)
         except GraphQLError as exc:
             return 200, {}, {"errors": [format_error(exc)]}
-        if fault in (Fault.RATE_LIMITED, Fault.RATE_LIMIT):
+        if fault in (Fault.RATE_LIMITED, Fault.RATE_LIMIT, Fault.RATE_LIMIT_403):
             self.budget.exhaust()
+        if fault is Fault.RATE_LIMIT_403:
+            body = {"message": PRIMARY_403, "documentation_url": f"{DOCS}/overview/rate-limits"}
+            return 403, self.budget.peek().headers(), body
         snapshot = (
             None
             if fault in (Fault.RATE_LIMITED, Fault.RATE_LIMIT)
@@ -151,7 +145,10 @@ class Emulator:
             snapshot = Snapshot(spent.limit, spent.used, spent.reset_at, snapshot.cost)
         if fault is Fault.SECONDARY_MESSAGE:
             return 200, snapshot.headers(), _errors(SECONDARY)
-        context = Context(Dataset([]) if fault is Fault.NOT_FOUND else self.dataset)
+        context = Context(
+            Dataset([]) if fault is Fault.NOT_FOUND else self.dataset,
+            hide_newest=fault is Fault.SHIFT_PAGES,
+        )
         root = {"rateLimit": _rate_limit(snapshot, cost.nodes)}
         result = execute(
             self.schema,
@@ -164,8 +161,7 @@ class Emulator:
         payload: dict[str, Any] = {"data": result.data}
         if result.errors:
             payload["errors"] = [format_error(e) for e in result.errors]
-        if fault is Fault.PARTIAL:
-            _break_partially(payload)
+        spoil(payload, fault)
         return 200, snapshot.headers(), payload
 
 
@@ -185,23 +181,6 @@ def _rate_limit(snapshot: Snapshot, nodes: int) -> dict:
         "resetAt": iso(snapshot.reset_at),
         "used": snapshot.used,
     }
-
-
-def _break_partially(payload: dict) -> None:
-    """Null the first nested field we can find and report it, as GitHub does on a timeout."""
-    data = payload.get("data") or {}
-    path: list = []
-    for key, value in data.items():
-        if isinstance(value, dict) and key != "rateLimit":
-            nodes = value.get("nodes")
-            if nodes and isinstance(nodes[0], dict) and nodes[0].get("files") is not None:
-                nodes[0]["files"] = None
-                path = [key, "nodes", 0, "files"]
-            elif key in data:
-                data[key] = None
-                path = [key]
-            break
-    payload.setdefault("errors", []).append({"message": PARTIAL_MESSAGE, "path": path})
 
 
 def _handler_for(emulator: Emulator) -> type[BaseHTTPRequestHandler]:
@@ -233,12 +212,17 @@ def _handler_for(emulator: Emulator) -> type[BaseHTTPRequestHandler]:
                 return self._reset()
             if fault is Fault.TIMEOUT:
                 time.sleep(emulator.faults.delay_seconds)
-            early = _transport_fault(fault, emulator.faults.retry_after_seconds)
+            early = refusal(
+                fault,
+                emulator.faults.retry_after_seconds,
+                emulator.budget.peek().headers(),
+                _owner(body),
+            )
             if early is not None:
                 return self._send(*early)
             status, headers, payload = emulator.answer(body, fault)
             entry["status"] = status
-            self._send(status, headers, payload)
+            self._send(status, headers, payload, trickle=fault is Fault.TRICKLE)
 
         def _authorised(self) -> bool:
             given = self.headers.get("authorization") or ""
@@ -256,38 +240,55 @@ def _handler_for(emulator: Emulator) -> type[BaseHTTPRequestHandler]:
             with contextlib.suppress(OSError):  # after a reset there is nothing to flush
                 super().finish()
 
-        def _send(self, status: int, headers: dict, payload: Any) -> None:
+        def _send(self, status: int, headers: dict, payload: Any, trickle: bool = False) -> None:
             if isinstance(payload, bytes):
                 data, kind = payload, "text/html; charset=utf-8"
             else:
                 data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
                 kind = "application/json; charset=utf-8"
             with contextlib.suppress(OSError):  # the client may have timed out and gone
-                self._write(status, headers, data, kind)
+                self._write(status, headers, data, kind, trickle)
 
-        def _write(self, status: int, headers: dict, data: bytes, kind: str) -> None:
-            self.send_response(status)
-            self.send_header("content-type", kind)
-            self.send_header("content-length", str(len(data)))
-            self.send_header("x-github-request-id", uuid.uuid4().hex[:16].upper())
-            for name, value in headers.items():
-                self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(data)
+        def _write(self, status: int, headers: dict, data: bytes, kind: str, trickle: bool) -> None:
+            plain = self.wfile
+            if trickle:  # the status line and headers too: everything arrives a little at a time
+                faults = emulator.faults
+                self.wfile = _Trickle(plain, faults.trickle_bytes, faults.trickle_seconds)
+            try:
+                self.send_response(status)
+                self.send_header("content-type", kind)
+                self.send_header("content-length", str(len(data)))
+                self.send_header("x-github-request-id", uuid.uuid4().hex[:16].upper())
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(data)
+            finally:
+                self.wfile = plain
 
     return Handler
 
 
-def _transport_fault(fault: Fault | None, retry_after: int) -> tuple[int, dict, Any] | None:
-    secondary = {"message": SECONDARY, "documentation_url": f"{DOCS}/overview/rate-limits"}
-    return {
-        Fault.BAD_GATEWAY_JSON: (502, {}, {"message": "Server Error", "documentation_url": DOCS}),
-        Fault.BAD_GATEWAY_HTML: (502, {}, HTML_502),
-        Fault.GATEWAY_TIMEOUT: (504, {}, HTML_504),
-        Fault.SECONDARY_403: (403, {}, secondary),
-        Fault.SECONDARY_403_RETRY_AFTER: (403, {"retry-after": str(retry_after)}, secondary),
-        Fault.SECONDARY_429: (429, {"retry-after": str(retry_after)}, secondary),
-    }.get(fault)
+class _Trickle:
+    """A writer that sends `step` bytes, then pauses: each pause far shorter than a read timeout."""
+
+    def __init__(self, raw, step: int, pause: float) -> None:
+        self.raw, self.step, self.pause = raw, max(1, step), pause
+
+    def write(self, data: bytes) -> int:
+        for offset in range(0, len(data), self.step):
+            self.raw.write(data[offset : offset + self.step])
+            time.sleep(self.pause)
+        return len(data)
+
+
+def _owner(body: bytes) -> str:
+    """The `owner` variable of a request, for messages that name the organisation."""
+    try:
+        variables = json.loads(body or b"null").get("variables") or {}
+        return str(variables.get("owner") or "octo-org")
+    except (ValueError, AttributeError):
+        return "octo-org"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,11 +7,29 @@ raw lake is identical whichever one ran.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from datetime import datetime
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Protocol
 
 from orchestration.config import Settings, UsageError
+
+
+@dataclass(frozen=True)
+class WeekCount:
+    """How many PRs the source itself counted as merged in a week, and when it counted them."""
+
+    merged: int
+    counted_at: datetime
+
+    def metadata(self) -> dict[str, str]:
+        """As stored in the week's Parquet file (key-value metadata, written with the rows)."""
+        return {
+            "prweekly.github_issue_count": str(self.merged),
+            "prweekly.github_counted_at": self.counted_at.astimezone(UTC).strftime(
+                "%Y-%m-%dT%H:%M:%SZ"
+            ),
+        }
 
 
 class PullRequestSource(Protocol):
@@ -25,6 +43,10 @@ class PullRequestSource(Protocol):
 
     def stats(self) -> dict[str, float | int | str]:
         """Counters worth showing as asset metadata (requests, rate-limit points, ...)."""
+        ...
+
+    def week_counts(self) -> dict[date, WeekCount]:
+        """The source's own count per week of the last fetch; empty when it has none."""
         ...
 
 
@@ -44,6 +66,8 @@ def open_source(
             url=settings.graphql_url,
             token=settings.github_token,
             max_wait_seconds=settings.max_wait_seconds,
+            request_deadline=settings.request_deadline_seconds,
+            week_deadline=settings.week_deadline_seconds,
             log=log,
         )
     raise UsageError(f"unknown source {spec!r}: use 'github' or 'file:PATH' (a JSONL file)")

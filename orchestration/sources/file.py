@@ -98,3 +98,7 @@ class FileSource:
 
     def stats(self) -> dict[str, float | int | str]:
         return {"source": self.description, "lines_read": self._lines_read}
+
+    def week_counts(self) -> dict:
+        """A file holds no count to check it against: how complete it is stays unknown."""
+        return {}

@@ -7,6 +7,10 @@ stays a few requests), then into days, hours and minutes. Nested lists with more
 completed by follow-up queries for that pull request only. Everything is gathered before the
 first node is yielded, so a failure never leaves a caller with part of a window.
 
+GitHub's count of a window (`issueCount`) is checked against the PRs its pages gave: results
+that shift between pages would otherwise lose a PR without a word. A window that disagrees is
+read again, then fails; the counts that agreed are kept for the lake (`week_counts`).
+
 Token rules: the public endpoint (or any non-loopback host) needs GITHUB_TOKEN; an emulator on
 loopback accepts requests without one. A token is never sent over plain HTTP to another host.
 """
@@ -15,23 +19,31 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from itertools import pairwise
 from urllib.parse import urlsplit
 
 import httpx
 
 from orchestration.config import validate_repo
+from orchestration.sources import WeekCount
+from orchestration.sources.github_counts import Counted, week_counts
 from orchestration.sources.github_errors import (
     GitHubAuthError,
+    GitHubDeadlineError,
     GitHubError,
+    GitHubIncompleteError,
     GitHubNotFoundError,
+    GitHubPermissionError,
     GitHubResponseError,
+    secs,
 )
 from orchestration.sources.github_http import GraphQLClient
 from orchestration.sources.github_queries import FOLLOW_UP_QUERIES, SEARCH_PAGE, SEARCH_QUERY
+from orchestration.weeks import iso_label, monday_of
 
 SEARCH_CAP = 1000
+MAX_WALKS = 3  # reads of one window whose pages disagree with GitHub's count, before failing
 LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
 SPLITS = (timedelta(weeks=1), timedelta(days=1), timedelta(hours=1), timedelta(minutes=1))
 SCALARS = [
@@ -46,6 +58,13 @@ def _iso(moment: datetime) -> str:
 
 def _parse(value: str) -> datetime:
     return datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+def _weeks_label(start: datetime, end: datetime) -> str:
+    """`week 2026-W30`, or `weeks 2026-W30..2026-W32`, for the weeks a window touches."""
+    first = iso_label(monday_of(start.astimezone(UTC).date()))
+    last = iso_label(monday_of((end - timedelta(seconds=1)).astimezone(UTC).date()))
+    return f"week {first}" if first == last else f"weeks {first}..{last}"
 
 
 def split_window(start: datetime, end: datetime) -> list[tuple[datetime, datetime]]:
@@ -71,10 +90,13 @@ class GitHubSource:
         token: str | None,
         *,
         max_wait_seconds: float = 900,
+        request_deadline: float = 120.0,
+        week_deadline: float = 1800.0,
         page_size: int = SEARCH_PAGE,
         timeout: float = 30.0,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.time,
+        timer: Callable[[], float] = time.monotonic,
         transport: httpx.BaseTransport | None = None,
         log: Callable[[str], None] | None = None,
         seed: int | None = None,
@@ -95,6 +117,9 @@ class GitHubSource:
             )
         self.url = url
         self.description = f"github:{parts.scheme}://{parts.netloc}{parts.path}"
+        self._clock = clock
+        self._log = log or (lambda _line: None)
+        self._counted: list[Counted] = []
         self.page_size = max(1, min(page_size, SEARCH_PAGE))
         self._client = GraphQLClient(
             url,
@@ -105,6 +130,9 @@ class GitHubSource:
             log=log,
             timeout=timeout,
             max_wait_seconds=max_wait_seconds,
+            request_deadline=request_deadline,
+            week_deadline=week_deadline,
+            timer=timer,
             seed=seed,
         )
 
@@ -113,6 +141,7 @@ class GitHubSource:
         if start.tzinfo is None or end.tzinfo is None or not start < end:
             raise ValueError(f"window {start}..{end} must be timezone-aware with start < end")
         self._client.begin_partition(partitions=-(-(end - start).days // 7))
+        self._counted = []
         found: dict[int, dict] = {}
         try:
             self._collect(owner, name, start, end, found)
@@ -121,8 +150,20 @@ class GitHubSource:
                 f"repository {repo} was not found at {self.description.removeprefix('github:')} "
                 f"or GITHUB_TOKEN cannot read it ({exc})"
             ) from None
+        except GitHubPermissionError as exc:
+            raise GitHubPermissionError(f"{repo}: {exc}") from None
+        except GitHubDeadlineError as exc:
+            raise GitHubDeadlineError(
+                f"{repo} {_weeks_label(start, end)}: reading from GitHub passed its deadline of "
+                f"{secs(self._client.week_deadline)} s per week (PRWEEKLY_WEEK_DEADLINE_SECONDS): "
+                f"{exc}; nothing was written, run again later"
+            ) from None
         for number in sorted(found):
             yield found[number]
+
+    def week_counts(self) -> dict[date, WeekCount]:
+        """GitHub's count of merged PRs for each week of the last fetch, and when it counted."""
+        return week_counts(self._counted)
 
     def stats(self) -> dict[str, float | int | str]:
         """Counters for asset metadata; `rate_limit_remaining` is -1 until GitHub says."""
@@ -140,8 +181,57 @@ class GitHubSource:
         self._client.close()
 
     def _collect(self, owner: str, name: str, start: datetime, end: datetime, found: dict) -> None:
-        last = end - timedelta(seconds=1)  # GitHub's range is inclusive, mergedAt has seconds
-        query = f"repo:{owner}/{name} is:pr is:merged merged:{_iso(start)}..{_iso(last)}"
+        """Every PR of the window into `found`, checked against GitHub's count of them.
+
+        A cursor walk can miss a PR when the results shift between pages (a PR merged or
+        re-indexed meanwhile). So a walk counts as whole only when every page reported the
+        same `issueCount` and that many PRs arrived; otherwise the window is read again, a
+        few times, and then the extract fails rather than lose a PR.
+        """
+        window = f"{_iso(start)}..{_iso(end - timedelta(seconds=1))}"
+        found_counts: list[int] = []
+        for _attempt in range(MAX_WALKS):
+            walk = self._walk(owner, name, start, end, window)
+            if walk is None:  # over the search cap: read it in smaller windows
+                parts = split_window(start, end)
+                if not parts:
+                    raise GitHubResponseError(
+                        f"{owner}/{name}: more than {SEARCH_CAP} PRs merged within "
+                        f"{_iso(start)}..{_iso(end)}; the window cannot be split further"
+                    )
+                for part_start, part_end in parts:
+                    self._collect(owner, name, part_start, part_end, found)
+                return
+            counts, nodes, counted_at = walk
+            if len(set(counts)) == 1 and len(nodes) == counts[0]:
+                for number, node in nodes.items():
+                    found[number] = self._complete(owner, name, node)
+                self._counted.append(Counted.of(start, end, counted_at, nodes.values()))
+                return
+            found_counts.append(len(nodes))
+            self._log(
+                f"{owner}/{name}: GitHub counted {' then '.join(map(str, dict.fromkeys(counts)))} "
+                f"PRs merged in {window} but its pages gave {len(nodes)}; the results shifted "
+                "while they were read, reading the window again"
+            )
+        raise GitHubIncompleteError(
+            f"{owner}/{name}: GitHub counted {counts[-1]} PRs merged in {window} but "
+            f"{MAX_WALKS} reads of its pages found {', '.join(map(str, found_counts))}; the "
+            "search results kept shifting while they were read (PRs being merged or "
+            "re-indexed); nothing was written, run again later"
+        )
+
+    def _walk(
+        self, owner: str, name: str, start: datetime, end: datetime, window: str
+    ) -> tuple[list[int], dict[int, dict], datetime] | None:
+        """One cursor walk: each page's `issueCount`, the PRs by number, when it began.
+
+        None when the first page says the window passes GitHub's 1,000-result cap.
+        """
+        counted_at = datetime.fromtimestamp(self._clock(), UTC)
+        query = f"repo:{owner}/{name} is:pr is:merged merged:{window}"
+        counts: list[int] = []
+        nodes: dict[int, dict] = {}
         after = None
         while True:
             variables = {
@@ -154,26 +244,44 @@ class GitHubSource:
             data = self._client.query(SEARCH_QUERY, variables)
             self.page_size = variables["first"]  # smaller after a timeout
             search = data.get("search") or {}
-            if after is None and search.get("issueCount", 0) > SEARCH_CAP:
-                parts = split_window(start, end)
-                if not parts:
-                    raise GitHubResponseError(
-                        f"{owner}/{name}: more than {SEARCH_CAP} PRs merged within "
-                        f"{_iso(start)}..{_iso(end)}; the window cannot be split further"
-                    )
-                for part_start, part_end in parts:
-                    self._collect(owner, name, part_start, part_end, found)
-                return
+            count = search.get("issueCount")
+            if not isinstance(count, int):
+                raise GitHubResponseError(f"search for {owner}/{name} came back without issueCount")
+            if after is None and count > SEARCH_CAP:
+                return None
+            counts.append(count)
             for node in search.get("nodes") or []:
                 if not isinstance(node, dict) or not isinstance(node.get("number"), int):
                     raise GitHubResponseError(f"search returned an unreadable item: {node!r}")
-                merged = node.get("mergedAt")
-                if merged and start <= _parse(merged) < end:
-                    found[node["number"]] = self._complete(owner, name, node)
+                nodes[node["number"]] = self._check_merged(owner, name, node, start, end, window)
             info = search.get("pageInfo") or {}
             if not info.get("hasNextPage"):
-                return
+                return counts, nodes, counted_at
             after = info.get("endCursor")
+
+    def _check_merged(
+        self, owner: str, name: str, node: dict, start: datetime, end: datetime, window: str
+    ) -> dict:
+        """A search node whose `mergedAt` lies in the window; anything else names the PR."""
+        merged = node.get("mergedAt")
+        pr = f"{owner}/{name}#{node['number']}"
+        if not merged:
+            raise GitHubResponseError(
+                f"{pr} came back from the search for PRs merged in {window} with no mergedAt; "
+                "its week is unknown, so nothing was written"
+            )
+        try:
+            moment = _parse(str(merged))
+        except ValueError:
+            moment = None
+        if moment is None or moment.tzinfo is None:
+            raise GitHubResponseError(f"{pr} has an unreadable mergedAt {merged!r}")
+        if not start <= moment < end:
+            raise GitHubResponseError(
+                f"{pr} came back from the search for PRs merged in {window} but was merged "
+                f"at {merged}"
+            )
+        return node
 
     def _complete(self, owner: str, name: str, node: dict) -> dict:
         """The node in the dataset's shape, every nested list fetched to its end."""

@@ -7,6 +7,11 @@ error (which holds the request) is never chained into a traceback.
 from __future__ import annotations
 
 
+def secs(value: float) -> str:
+    """A number of seconds as a person writes it: 1800, 3599, 0.3, 0.75."""
+    return f"{value:.0f}" if value >= 10 else f"{value:.2g}"
+
+
 class GitHubError(RuntimeError):
     """The GitHub source could not deliver a complete, trustworthy answer."""
 
@@ -29,3 +34,15 @@ class GitHubResponseError(GitHubError):
 
 class GitHubUnavailableError(GitHubError):
     """GitHub kept failing (5xx, timeouts, resets) after every retry."""
+
+
+class GitHubIncompleteError(GitHubError):
+    """GitHub's count of a window and the PRs its pages gave kept disagreeing."""
+
+
+class GitHubPermissionError(GitHubAuthError):
+    """GITHUB_TOKEN is valid but may not read the repository; waiting cannot change that."""
+
+
+class GitHubDeadlineError(GitHubError):
+    """Reading from GitHub took longer than the deadline set for it."""

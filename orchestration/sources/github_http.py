@@ -1,21 +1,24 @@
 """One GraphQL request at a time to GitHub, surviving the ways GitHub really fails.
 
-- 5xx (JSON or HTML bodies), timeouts and connection resets: retried with exponential backoff
-  and jitter; after a timeout the caller's `first` is halved, since GitHub times out on heavy
-  pages.
+- 5xx (JSON or HTML bodies), "Something went wrong", timeouts and connection resets: retried
+  with exponential backoff and jitter; after a timeout the caller's `first` is halved, since
+  GitHub times out on heavy pages.
 - Primary rate limit (`RATE_LIMITED` / `RATE_LIMIT` errors, or a budget at 0): wait until the
   reset GitHub announces.
-- Secondary rate limits (403/429, or a message saying so): honour `retry-after`, else wait at
-  least 60 s, doubling on each repeat.
-- 401: fail at once naming GITHUB_TOKEN. NOT_FOUND: fail naming what was not found.
+- Secondary rate limits: honour `retry-after`, else wait at least 60 s, doubling on each repeat.
+- 401, a permission refusal (403, FORBIDDEN), NOT_FOUND: fail at once saying what to fix.
 - Any other `errors` entry, with or without partial `data`: fail; nothing partial is returned.
 - Every wait counts against a ceiling per partition; a wait that would pass it fails at once.
+- Each request has a deadline for its whole answer (a trickling server is dropped and asked
+  again), and the weeks being fetched have one for everything, waits included.
+(`github_answers` reads each answer; this module acts on the reading.)
 """
 
 from __future__ import annotations
 
 import logging
 import random
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
@@ -23,13 +26,14 @@ from typing import Any
 
 import httpx
 
+from orchestration.sources.github_answers import judge
 from orchestration.sources.github_errors import (
-    GitHubAuthError,
-    GitHubNotFoundError,
-    GitHubResponseError,
+    GitHubDeadlineError,
     GitHubUnavailableError,
     GitHubWaitCeilingError,
+    secs,
 )
+from orchestration.sources.github_transfer import DeadlinePassed, post
 
 MAX_ATTEMPTS = 8  # per request, for failures that are not rate limits
 MAX_LIMITED = 30  # per request, for rate-limit answers (the wait ceiling usually stops first)
@@ -37,7 +41,6 @@ BACKOFF_BASE = 1.0
 BACKOFF_CAP = 60.0
 SECONDARY_MIN_WAIT = 60.0
 MIN_PAGE = 5
-RATE_LIMIT_TYPES = {"RATE_LIMITED", "RATE_LIMIT"}
 _log = logging.getLogger("prweekly.github")
 
 
@@ -64,6 +67,9 @@ class GraphQLClient:
         log: Callable[[str], None] | None = None,
         timeout: float = 30.0,
         max_wait_seconds: float = 900.0,
+        request_deadline: float = 120.0,
+        week_deadline: float = 1800.0,
+        timer: Callable[[], float] = time.monotonic,
         seed: int | None = None,
     ) -> None:
         self.url = url
@@ -73,13 +79,17 @@ class GraphQLClient:
         self._log = log or _log.info
         self._rng = random.Random(seed)
         self.max_wait_seconds = max_wait_seconds
+        self.request_deadline = request_deadline
+        self.week_deadline = week_deadline
+        self._timer = timer
+        self._deadline_at = timer() + week_deadline
         headers = {"user-agent": user_agent(), "accept": "application/json"}
         if token:
             headers["authorization"] = f"bearer {token}"
         self._http = httpx.Client(
             transport=transport,
             headers=headers,
-            timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
+            timeout=httpx.Timeout(min(timeout, request_deadline), connect=min(timeout, 10.0)),
             follow_redirects=False,
         )
         self.requests = 0
@@ -92,9 +102,10 @@ class GraphQLClient:
         self._partitions = 1
 
     def begin_partition(self, partitions: int = 1) -> None:
-        """Start a new waiting allowance: the ceiling is per partition (week) fetched."""
+        """Start a new waiting allowance and deadline: both are per partition (week) fetched."""
         self._waited_partition = 0.0
         self._partitions = max(1, partitions)
+        self._deadline_at = self._timer() + self.week_deadline * self._partitions
 
     def close(self) -> None:
         self._http.close()
@@ -106,22 +117,26 @@ class GraphQLClient:
         while True:
             self._wait_for_budget()
             problem = None
+            allowed = min(self.request_deadline, self._time_left(last_problem))
             try:
                 self.requests += 1
-                response = self._http.post(
-                    self.url, json={"query": document, "variables": variables}
-                )
+                payload = {"query": document, "variables": variables}
+                response = post(self._http, self.url, payload, allowed)
             except httpx.TimeoutException:
                 problem = "timed out"
+                self._shrink(variables)
+            except DeadlinePassed:
+                problem = f"was not answered whole within its {secs(allowed)} s deadline"
                 self._shrink(variables)
             except httpx.TransportError as exc:
                 problem = f"connection failed ({type(exc).__name__})"
             if problem is None:
                 self._note_headers(response)
-                outcome = self._judge(response)
+                outcome = judge(response, self._redact, self._until_reset)
                 if isinstance(outcome, dict):
+                    self._note_rate_limit(outcome.get("rateLimit"))
                     return outcome
-                kind, problem, wait = outcome
+                kind, problem, wait = outcome.kind, outcome.problem, outcome.wait
                 if kind == "primary":
                     limited += 1
                     self._give_up_if(limited > MAX_LIMITED, problem)
@@ -147,67 +162,6 @@ class GraphQLClient:
             base = min(BACKOFF_CAP, BACKOFF_BASE * 2 ** (failures - 1))
             self._wait(base * self._rng.uniform(0.5, 1.0), f"GitHub request {problem}; retrying")
 
-    def _judge(self, response: httpx.Response) -> dict | tuple[str, str, float | None]:
-        """The answer's data, or (kind, description, wait) for something to retry."""
-        status = response.status_code
-        body = self._json(response)
-        message = (
-            self._redact(str((body or {}).get("message") or "")) if isinstance(body, dict) else ""
-        )
-        if status == 401:
-            raise GitHubAuthError(
-                f"GitHub rejected GITHUB_TOKEN (401 {message or 'Bad credentials'}); "
-                "set GITHUB_TOKEN to a valid token that can read the repository"
-            )
-        if status in (403, 429) and response.headers.get("x-ratelimit-remaining") == "0":
-            return "primary", f"HTTP {status} with no budget left", self._until_reset(response)
-        if status in (403, 429):
-            reason = "secondary rate limit" if "secondary" in message.lower() else f"HTTP {status}"
-            return "secondary", f"{reason}", self._retry_after(response)
-        if status >= 500:
-            return "transient", f"answered HTTP {status}", None
-        if status != 200:
-            raise GitHubResponseError(
-                f"GitHub GraphQL at {self.url} answered HTTP {status} {message}".rstrip()
-                + "; check GITHUB_GRAPHQL_URL"
-            )
-        if not isinstance(body, dict):
-            return "transient", "answered 200 without JSON", None
-        errors = body.get("errors") or []
-        if errors:
-            return self._judge_errors(errors, response)
-        data = body.get("data")
-        if not isinstance(data, dict):
-            raise GitHubResponseError("GitHub answered without data or errors")
-        self._note_rate_limit(data.get("rateLimit"))
-        return data
-
-    def _judge_errors(
-        self, errors: list, response: httpx.Response
-    ) -> tuple[str, str, float | None]:
-        types = {str(e.get("type")) for e in errors if isinstance(e, dict)}
-        messages = [self._redact(str(e.get("message", ""))) for e in errors if isinstance(e, dict)]
-        if types & RATE_LIMIT_TYPES:
-            return "primary", next(iter(types & RATE_LIMIT_TYPES)), self._until_reset(response)
-        if any("secondary rate limit" in m.lower() for m in messages):
-            return "secondary", "secondary rate limit", self._retry_after(response)
-        if "NOT_FOUND" in types or any("cannot be searched" in m for m in messages):
-            raise GitHubNotFoundError(messages[0] if messages else "not found")
-        first = errors[0] if isinstance(errors[0], dict) else {}
-        path = ".".join(str(p) for p in first.get("path") or [])
-        raise GitHubResponseError(
-            f"GitHub answered with {len(errors)} error(s), partial data discarded: "
-            f"{messages[0] if messages else 'unknown error'}"
-            + (f" (type {first['type']})" if first.get("type") else "")
-            + (f" at {path}" if path else "")
-        )
-
-    def _json(self, response: httpx.Response) -> Any:
-        try:
-            return response.json()
-        except ValueError:
-            return None
-
     def _redact(self, text: str) -> str:
         return text.replace(self._token, "***") if self._token else text
 
@@ -229,15 +183,8 @@ class GraphQLClient:
             reset = datetime.fromisoformat(str(rate["resetAt"]).replace("Z", "+00:00"))
             self.reset_at = reset.timestamp()
 
-    def _retry_after(self, response: httpx.Response) -> float | None:
-        value = response.headers.get("retry-after", "")
-        try:
-            return max(0.0, float(value))
-        except ValueError:
-            return None
-
-    def _until_reset(self, response: httpx.Response) -> float:
-        self._note_headers(response)
+    def _until_reset(self) -> float:
+        """Seconds until the primary budget's announced reset (headers are noted first)."""
         if self.reset_at is None:
             return SECONDARY_MIN_WAIT
         return max(1.0, self.reset_at - self._clock() + 1.0)
@@ -250,6 +197,14 @@ class GraphQLClient:
                 self._wait(wait, "GitHub rate limit budget is spent")
             self.remaining = None
 
+    def _time_left(self, last_problem: str = "") -> float:
+        """Seconds before the deadline of the weeks being fetched; past it, stop."""
+        left = self._deadline_at - self._timer()
+        if left <= 0:
+            after = f" (the last request {last_problem})" if last_problem else ""
+            raise GitHubDeadlineError(f"no time was left for the next request{after}")
+        return left
+
     def _wait(self, seconds: float, reason: str) -> None:
         ceiling = self.max_wait_seconds * self._partitions
         if self._waited_partition + seconds > ceiling:
@@ -257,6 +212,11 @@ class GraphQLClient:
                 f"{reason}: waiting {seconds:.0f} s more would pass the ceiling of "
                 f"{self.max_wait_seconds:.0f} s per week fetched (PRWEEKLY_MAX_WAIT_SECONDS); "
                 "run again later"
+            )
+        if seconds >= self._time_left():
+            raise GitHubDeadlineError(
+                f"{reason.removesuffix('; retrying')}, and waiting {secs(seconds)} s "
+                "to ask again would pass it"
             )
         until = ""
         if self.reset_at is not None and "rate limit" in reason and "secondary" not in reason:
