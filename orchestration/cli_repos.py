@@ -1,0 +1,88 @@
+"""`prweekly repo` and `prweekly compact`: the repositories file and the lake's compacted copies."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from orchestration.cli_sql import print_table
+from orchestration.config import UsageError, load_settings, repo_of_slug, validate_repo
+
+
+def manage_repositories(args: argparse.Namespace) -> None:
+    from orchestration import dagster_run
+    from orchestration.repositories import Repository, load_repositories, remove, upsert
+
+    settings = load_settings()
+    if args.repo_command == "list":
+        repos = load_repositories(settings.home)
+        if not repos:
+            print("no repositories yet: add one with `prweekly repo add OWNER/NAME`")
+        rows = [
+            (
+                r.name,
+                r.source or f"(default: {settings.source})",
+                ", ".join(r.core_paths),
+                ", ".join(f"{k}={v}" for k, v in r.area_rules.items()),
+            )
+            for r in repos
+        ]
+        if rows:
+            print_table(["repository", "source", "core paths", "area rules"], rows)
+        return
+    name = validate_repo(args.name)
+    if args.repo_command == "remove":
+        if not remove(settings.home, name):
+            raise UsageError(f"{name} is not registered (see `prweekly repo list`)")
+        dagster_run.forget_repo(settings, name)
+        print(f"removed {name}; its lake, warehouse rows and reports are kept")
+        return
+    rules = {}
+    for rule in args.area:
+        prefix, sep, area = rule.partition("=")
+        if not sep or not prefix.strip() or not area.strip():
+            raise UsageError(f"--area {rule!r} is not PREFIX=AREA, e.g. src/rollout/=rollout")
+        rules[prefix.strip()] = area.strip()
+    source = args.source
+    if source and source.startswith("file:"):  # scheduled runs start elsewhere: keep it absolute
+        path = Path(source.removeprefix("file:")).expanduser().resolve()
+        if not path.is_file():
+            raise UsageError(f"dataset file {path} does not exist")
+        source = f"file:{path}"
+    elif source and source != "github":
+        raise UsageError(f"unknown source {source!r}: use 'github' or 'file:PATH'")
+    entry, created = upsert(
+        settings.home, Repository(name, source, sorted(set(args.core_path)), rules)
+    )
+    dagster_run.register_repo(settings, entry.name)
+    print(
+        f"{'added' if created else 'updated'} {entry.name} in {settings.home / 'repositories.yml'}"
+    )
+
+
+def compact(repo: str | None) -> None:
+    from orchestration.compaction import compact_repository, week_files
+
+    settings = load_settings()
+    if repo:
+        repos = [validate_repo(repo)]
+    else:
+        repos = [repo_of_slug(slug) for slug in sorted(week_files(settings.lake_dir))]
+    if not repos:
+        print(f"prweekly: the lake at {settings.lake_dir} holds no week files yet")
+        return
+    print(
+        f"prweekly: compacting {len(repos)} repositor{'y' if len(repos) == 1 else 'ies'} "
+        f"in {settings.lake_dir}",
+        flush=True,
+    )
+    written = 0
+    for i, name in enumerate(repos, 1):
+        weeks = compact_repository(settings.lake_dir, name, min_new_weeks=1)
+        written += weeks > 0
+        if weeks and (len(repos) <= 20 or i % 100 == 0 or i == len(repos)):
+            print(f"  [{i}/{len(repos)}] {name}: {weeks} week(s) in one file", flush=True)
+    print(
+        f"compacted {written} repositor{'y' if written == 1 else 'ies'}; "
+        f"{len(repos) - written} already up to date"
+    )
