@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from datetime import date
 from pathlib import Path
@@ -106,12 +107,13 @@ def main(argv: list[str] | None = None) -> int:
             paths = build(args.repo, first, last, args.source)
             _print_reports(paths)
         elif args.command == "sql":
-            if bool(args.query) == bool(args.file):
+            if (args.query is None) == (args.file is None):
                 raise UsageError("give the SQL as an argument or with --file, not both")
             query = args.file.read_text(encoding="utf-8") if args.file else args.query
             from orchestration.cli_sql import run_sql
 
             run_sql(query, args.format)
+            sys.stdout.flush()  # a reader that left shows here, not at exit
         elif args.command == "repo":
             from orchestration.cli_repos import manage_repositories
 
@@ -127,10 +129,21 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("prweekly: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader left (`prweekly sql ... | head`)
+        _end_like_a_unix_tool()
     except Exception as exc:  # one clear line for the user; details stay in Dagster's run log
-        print(f"prweekly: error: {_one_line(exc)}", file=sys.stderr)
+        message = str(exc) if getattr(exc, "keep_lines", False) else _one_line(exc)
+        print(f"prweekly: error: {message}", file=sys.stderr)
         return 2 if isinstance(exc, UsageError) else 1
     return 0
+
+
+def _end_like_a_unix_tool() -> None:
+    """Die of SIGPIPE, quietly, as `cat` or `grep` do when their reader has gone."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())  # nothing left to flush into the closed pipe
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGPIPE)
 
 
 def _one_line(exc: BaseException) -> str:
