@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from orchestration.cli_sql import print_table
-from orchestration.config import UsageError, load_settings, repo_of_slug, validate_repo
+from orchestration.config import Settings, UsageError, load_settings, repo_of_slug, validate_repo
 
 
 def manage_repositories(args: argparse.Namespace) -> None:
     from orchestration import dagster_run
-    from orchestration.repositories import Repository, load_repositories, remove, upsert
+    from orchestration.repositories import Repository, load_repositories, upsert
 
     settings = load_settings()
     if args.repo_command == "list":
@@ -32,10 +33,7 @@ def manage_repositories(args: argparse.Namespace) -> None:
         return
     name = validate_repo(args.name)
     if args.repo_command == "remove":
-        if not remove(settings.home, name):
-            raise UsageError(f"{name} is not registered (see `prweekly repo list`)")
-        dagster_run.forget_repo(settings, name)
-        print(f"removed {name}; its lake, warehouse rows and reports are kept")
+        remove_repository(settings, name)
         return
     rules = {}
     for rule in args.area:
@@ -58,6 +56,29 @@ def manage_repositories(args: argparse.Namespace) -> None:
     print(
         f"{'added' if created else 'updated'} {entry.name} in {settings.home / 'repositories.yml'}"
     )
+
+
+def remove_repository(settings: Settings, name: str) -> None:
+    """Take `name` out of repositories.yml and the UI's partitions, once no run builds it."""
+    from orchestration.build_runs import wait_for_builds
+    from orchestration.instance import get_instance
+    from orchestration.partitions import repo_partitions
+    from orchestration.repositories import find, load_repositories, remove
+
+    entry = find(load_repositories(settings.home), name)
+    instance = get_instance(settings)
+    partitions = [
+        p
+        for p in instance.get_dynamic_partitions(repo_partitions.name)
+        if p.lower() == name.lower()
+    ]
+    if entry is None and not partitions:
+        raise UsageError(f"{name} is not registered (see `prweekly repo list`)")
+    wait_for_builds(instance, name, say=lambda text: print(text, file=sys.stderr, flush=True))
+    remove(settings.home, name)
+    for partition in partitions:
+        instance.delete_dynamic_partition(repo_partitions.name, partition)
+    print(f"removed {entry.name if entry else name}; its lake, warehouse rows and reports are kept")
 
 
 def compact(repo: str | None) -> None:
