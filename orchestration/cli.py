@@ -21,6 +21,8 @@ from orchestration.weeks import check_week_ended, iso_label, parse_week, weeks_b
 
 SAMPLE_DATASET = PROJECT_DIR / "orchestration" / "sample" / "acme__rocket.jsonl"
 SAMPLE_REPO = "acme/rocket"
+FILES_PER_WEEK = 4  # Markdown and HTML, in Chinese and English
+LISTED_WEEKS = 4  # a longer build prints a summary instead of every path
 
 
 def _report_paths(repo: str, weeks: list[date]) -> list:
@@ -57,10 +59,10 @@ def build(repo: str, first: date, last: date, source: str | None) -> list[Path]:
 
 def _check_source(source: str, settings: Settings) -> None:
     """Fail before Dagster starts when the source cannot work at all (no file, no token)."""
-    from orchestration.sources import open_source
+    from orchestration.sources import check_dataset_file, open_source
 
-    if source.startswith("file:") and not Path(source.removeprefix("file:")).is_file():
-        raise UsageError(f"dataset file {source.removeprefix('file:')} does not exist")
+    if source.startswith("file:"):
+        check_dataset_file(Path(source.removeprefix("file:")))
     opened = open_source(source, settings)  # the github source checks its URL and token here
     close = getattr(opened, "close", None)
     if close:
@@ -78,7 +80,7 @@ def demo() -> list[Path]:
         return build(SAMPLE_REPO, first, last, "github")
 
 
-def ui() -> int:
+def ui(host: str, port: int) -> int:
     from orchestration.instance import prepare_dagster_home
 
     settings = load_settings()
@@ -87,7 +89,8 @@ def ui() -> int:
     print(f"prweekly: Dagster UI with run history in {home}", flush=True)
     dagster = Path(sys.executable).with_name("dagster")
     os.chdir(PROJECT_DIR)
-    os.execv(str(dagster), [str(dagster), "dev", "-w", str(PROJECT_DIR / "workspace.yaml")])
+    workspace = str(PROJECT_DIR / "workspace.yaml")
+    os.execv(str(dagster), [str(dagster), "dev", "-w", workspace, "-h", host, "-p", str(port)])
     return 0
 
 
@@ -125,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "demo":
             _print_reports(demo())
         elif args.command == "ui":
-            return ui()
+            return ui(args.host, args.port)
     except KeyboardInterrupt:
         print("prweekly: interrupted", file=sys.stderr)
         return 130
@@ -150,9 +153,20 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split()) or type(exc).__name__
 
 
-def _print_reports(paths: list[Path]) -> None:
-    print("reports:")
-    for path in paths:
+def _print_reports(paths: list) -> None:
+    """Every path of a short build; a summary and the latest week's files for a long one."""
+    if len(paths) <= LISTED_WEEKS * FILES_PER_WEEK:
+        print("reports:")
+        for path in paths:
+            print(f"  {path}")
+        return
+    folder, first = str(paths[0]).rsplit("/", 1)
+    last = str(paths[-1]).rsplit("/", 1)[1]
+    weeks = len(paths) // FILES_PER_WEEK
+    span = f"{first.split('.')[0]} to {last.split('.')[0]}"
+    print(f"reports: {len(paths)} files for {weeks} weeks ({span}) in {folder}")
+    print("the latest week's:")
+    for path in paths[-FILES_PER_WEEK:]:
         print(f"  {path}")
 
 

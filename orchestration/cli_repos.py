@@ -43,9 +43,9 @@ def manage_repositories(args: argparse.Namespace) -> None:
         rules[prefix.strip()] = area.strip()
     source = args.source
     if source and source.startswith("file:"):  # scheduled runs start elsewhere: keep it absolute
-        path = Path(source.removeprefix("file:")).expanduser().resolve()
-        if not path.is_file():
-            raise UsageError(f"dataset file {path} does not exist")
+        from orchestration.sources import check_dataset_file
+
+        path = check_dataset_file(Path(source.removeprefix("file:")).expanduser().resolve())
         source = f"file:{path}"
     elif source and source != "github":
         raise UsageError(f"unknown source {source!r}: use 'github' or 'file:PATH'")
@@ -87,6 +87,11 @@ def compact(repo: str | None) -> None:
     settings = load_settings()
     if repo:
         repos = [validate_repo(repo)]
+        if not week_files(settings.lake_dir, repos[0]):
+            raise UsageError(
+                f"{repo} has no week files in the lake at {settings.lake_dir}: "
+                "build it first (see `prweekly repo list` for the repositories)"
+            )
     else:
         repos = [repo_of_slug(slug) for slug in sorted(week_files(settings.lake_dir))]
     if not repos:
