@@ -118,3 +118,18 @@ def test_removing_a_repository_waits_for_its_running_build(home: Path, capsys) -
 def _running(instance: dg.DagsterInstance) -> bool:
     statuses = [dg.DagsterRunStatus.NOT_STARTED, dg.DagsterRunStatus.STARTED]
     return bool(instance.get_runs(filters=dg.RunsFilter(statuses=statuses)))
+
+
+def test_a_run_builds_the_repositories_its_partition_tags_name() -> None:
+    from orchestration.build_runs import builds_repo
+
+    start, end = "dagster/asset_partition_range_start", "dagster/asset_partition_range_end"
+    one_repo = {start: "acme/rocket|2026-06-29", end: "acme/rocket|2026-07-20"}
+    assert builds_repo(one_repo, "acme/rocket") and builds_repo(one_repo, "ACME/Rocket")
+    assert not builds_repo(one_repo, "acme/lander")
+    across = {start: "acme/lander|2026-07-20", end: "acme/zeta|2026-07-20"}
+    assert builds_repo(across, "acme/rocket") and not builds_repo(across, "verl-project/verl")
+    assert builds_repo({"dagster/partition": "acme/rocket|2026-07-20"}, "acme/rocket")
+    assert builds_repo({"dagster/partition/repo": "acme/rocket"}, "acme/rocket")
+    assert not builds_repo({"dagster/partition": "acme/rocketry|2026-07-20"}, "acme/rocket")
+    assert not builds_repo({}, "acme/rocket")
