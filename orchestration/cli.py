@@ -147,6 +147,7 @@ def _end_like_a_unix_tool() -> None:
     os.dup2(devnull, sys.stdout.fileno())  # nothing left to flush into the closed pipe
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     os.kill(os.getpid(), signal.SIGPIPE)
+    os._exit(128 + signal.SIGPIPE)  # the status a shell shows, should the signal not end us
 
 
 def _one_line(exc: BaseException) -> str:
