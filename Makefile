@@ -34,5 +34,6 @@ format: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m bench
 
+# Only what `make` itself made: the warehouse, lake and reports under data/ are the user's.
 clean:
-	rm -rf $(VENV) data .pytest_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import argparse
-import csv
-import json
 import os
+import signal
 import sys
 from datetime import date
 from pathlib import Path
@@ -15,7 +13,6 @@ from orchestration.config import (
     Settings,
     UsageError,
     load_settings,
-    repo_of_slug,
     repo_slug,
     validate_repo,
 )
@@ -24,149 +21,8 @@ from orchestration.weeks import check_week_ended, iso_label, parse_week, weeks_b
 
 SAMPLE_DATASET = PROJECT_DIR / "orchestration" / "sample" / "acme__rocket.jsonl"
 SAMPLE_REPO = "acme/rocket"
-
-EPILOG = """\
-environment:
-  PRWEEKLY_HOME              where the warehouse, repositories.yml, run history and (by default)
-                             the lake and reports live (default ./data)
-  PRWEEKLY_SOURCE            default source: github or file:PATH (default github)
-  GITHUB_TOKEN               token for the github source (read access to pull requests)
-  GITHUB_GRAPHQL_URL         GraphQL endpoint, for GitHub Enterprise (default api.github.com)
-  PRWEEKLY_MAX_WAIT_SECONDS  most time to wait on rate limits, per week fetched (default 900)
-  PRWEEKLY_REQUEST_DEADLINE_SECONDS
-                             most time one GitHub request may take, whole (default 120)
-  PRWEEKLY_WEEK_DEADLINE_SECONDS
-                             most time reading GitHub may take per week, waits included
-                             (default 1800)
-  PRWEEKLY_LAKE_URI, PRWEEKLY_REPORTS_URI
-                             the lake and reports elsewhere (a folder, s3://..., gs://...)
-
-examples:
-  prweekly demo                                    the bundled sample, offline
-  prweekly build --repo verl-project/verl --week 2026-W30
-  prweekly build --repo verl-project/verl --week 2026-01-05 --to 2026-07-20
-  prweekly build --repo acme/rocket --week 2026-W30 --source file:prs.jsonl.gz
-  prweekly repo add verl-project/verl --core-path verl/trainer/
-  prweekly compact                                 one file per repository for full builds
-  prweekly sql "select week_start, merged_prs, theme from marts.fct_weekly_summary"
-  prweekly ui                                      the Dagster UI, with the weekly schedule
-"""
-
-SQL_EPILOG = """\
-marts:
-  marts.fct_pull_requests       one row per merged PR: type, areas, importance, risk flags
-  marts.fct_weekly_summary      one row per repository and week: volume, authors, theme
-  marts.fct_weekly_area_trends  one row per repository, week and area: PRs against the trend
-  marts.fct_weekly_risks        one row per week, risk flag and PR, with the reason
-
-examples:
-  prweekly sql "select number, title, importance from marts.fct_pull_requests limit 5"
-  prweekly sql --format csv "select * from marts.fct_weekly_risks" > risks.csv
-  prweekly sql --format json --file question.sql
-"""
-
-
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="prweekly",
-        description="Weekly reports of a GitHub repository's merged pull requests, "
-        "with every fact kept in a DuckDB warehouse.",
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-
-    build = commands.add_parser(
-        "build",
-        help="extract, model and report one or more weeks of a repository",
-        description="Materialise every asset of the repository's weeks through Dagster "
-        "(extract, SQL models, report) and print the report paths. Rerunning a week "
-        "replaces it.",
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    build.add_argument("--repo", required=True, help="repository as OWNER/NAME")
-    build.add_argument(
-        "--week",
-        required=True,
-        help="a date inside the week (2026-07-22) or an ISO week (2026-W30)",
-    )
-    build.add_argument("--to", help="last week of a range, same forms as --week (inclusive)")
-    build.add_argument(
-        "--source",
-        help="github, or file:PATH for JSON lines of PullRequest nodes "
-        "(default: $PRWEEKLY_SOURCE or github)",
-    )
-
-    sql = commands.add_parser(
-        "sql",
-        help="run read-only SQL over the warehouse",
-        description="Run a read-only query over $PRWEEKLY_HOME/warehouse.duckdb. Tables live in "
-        "the schemas marts, intermediate, staging and seeds. Waits if a build is writing.",
-        epilog=SQL_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    sql.add_argument("query", nargs="?", help="the SQL to run (or use --file)")
-    sql.add_argument("--file", type=Path, help="read the SQL from this file")
-    sql.add_argument(
-        "--format",
-        choices=("table", "csv", "json"),
-        default="table",
-        help="aligned table (default), CSV with a header, or a JSON array of objects",
-    )
-
-    emulator = commands.add_parser(
-        "emulator",
-        help="serve GitHub's GraphQL API on loopback from a dataset of PRs",
-        add_help=False,
-    )
-    emulator.add_argument("args", nargs=argparse.REMAINDER)
-
-    repo = commands.add_parser(
-        "repo",
-        help="add, list or remove the repositories the weekly schedule reports on",
-        description="Manage $PRWEEKLY_HOME/repositories.yml, which the Monday schedule reads. "
-        "`prweekly build` registers a new repository by itself.",
-    )
-    repo_commands = repo.add_subparsers(dest="repo_command", metavar="ACTION", required=True)
-    add = repo_commands.add_parser("add", help="register a repository (or update its settings)")
-    add.add_argument("name", help="repository as OWNER/NAME")
-    add.add_argument("--source", help="github or file:PATH for this repository's scheduled runs")
-    add.add_argument(
-        "--core-path",
-        action="append",
-        default=[],
-        metavar="PREFIX",
-        help="a path prefix whose changes count as core (repeatable)",
-    )
-    add.add_argument(
-        "--area",
-        action="append",
-        default=[],
-        metavar="PREFIX=AREA",
-        help="files under PREFIX belong to AREA (repeatable), e.g. src/rollout/=rollout",
-    )
-    repo_commands.add_parser("list", help="show the registered repositories")
-    rm = repo_commands.add_parser("remove", help="stop reporting on a repository (data is kept)")
-    rm.add_argument("name", help="repository as OWNER/NAME")
-
-    compact = commands.add_parser(
-        "compact",
-        help="compact each repository's finished weeks in the lake into one file",
-        description="Write, per repository, one Parquet file of its finished weeks beside the "
-        "week files, so that a build of every model opens one file per repository instead of "
-        "one per week. The extract does this by itself every few weeks; run it once on a lake "
-        "written by an older prweekly, or after editing week files by hand. The week files "
-        "stay the truth: a copy is used only while none of them has changed.",
-    )
-    compact.add_argument("--repo", help="only this repository (OWNER/NAME); default: all")
-
-    commands.add_parser(
-        "demo",
-        help="build the bundled sample repository offline and print its report paths",
-    )
-    commands.add_parser("ui", help="start the Dagster UI (dagster dev) on this project")
-    return parser
+FILES_PER_WEEK = 4  # Markdown and HTML, in Chinese and English
+LISTED_WEEKS = 4  # a longer build prints a summary instead of every path
 
 
 def _report_paths(repo: str, weeks: list[date]) -> list:
@@ -203,126 +59,14 @@ def build(repo: str, first: date, last: date, source: str | None) -> list[Path]:
 
 def _check_source(source: str, settings: Settings) -> None:
     """Fail before Dagster starts when the source cannot work at all (no file, no token)."""
-    from orchestration.sources import open_source
+    from orchestration.sources import check_dataset_file, open_source
 
-    if source.startswith("file:") and not Path(source.removeprefix("file:")).is_file():
-        raise UsageError(f"dataset file {source.removeprefix('file:')} does not exist")
+    if source.startswith("file:"):
+        check_dataset_file(Path(source.removeprefix("file:")))
     opened = open_source(source, settings)  # the github source checks its URL and token here
     close = getattr(opened, "close", None)
     if close:
         close()
-
-
-def run_sql(query: str, output_format: str) -> None:
-    from orchestration.warehouse import connect
-
-    settings = load_settings()
-    with connect(settings.warehouse_path, read_only=True) as conn:
-        cursor = conn.execute(query)
-        if cursor.description is None:
-            return
-        names = [d[0] for d in cursor.description]
-        rows = cursor.fetchall()
-    if output_format == "csv":
-        writer = csv.writer(sys.stdout)
-        writer.writerow(names)
-        writer.writerows(rows)
-    elif output_format == "json":
-        print(json.dumps([dict(zip(names, r, strict=True)) for r in rows], default=str))
-    else:
-        _print_table(names, rows)
-
-
-def _print_table(names: list[str], rows: list[tuple]) -> None:
-    if len(names) == 1 and len(rows) == 1:
-        print(rows[0][0])
-        return
-    cells = [[("NULL" if v is None else str(v)) for v in row] for row in rows]
-    widths = [min(60, max([len(n)] + [len(r[i]) for r in cells])) for i, n in enumerate(names)]
-    print("  ".join(n.ljust(w) for n, w in zip(names, widths, strict=True)).rstrip())
-    print("  ".join("-" * w for w in widths))
-    for row in cells:
-        print("  ".join(v[:w].ljust(w) for v, w in zip(row, widths, strict=True)).rstrip())
-    print(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
-
-
-def manage_repositories(args: argparse.Namespace) -> None:
-    from orchestration import dagster_run
-    from orchestration.repositories import Repository, load_repositories, remove, upsert
-
-    settings = load_settings()
-    if args.repo_command == "list":
-        repos = load_repositories(settings.home)
-        if not repos:
-            print("no repositories yet: add one with `prweekly repo add OWNER/NAME`")
-        rows = [
-            (
-                r.name,
-                r.source or f"(default: {settings.source})",
-                ", ".join(r.core_paths),
-                ", ".join(f"{k}={v}" for k, v in r.area_rules.items()),
-            )
-            for r in repos
-        ]
-        if rows:
-            _print_table(["repository", "source", "core paths", "area rules"], rows)
-        return
-    name = validate_repo(args.name)
-    if args.repo_command == "remove":
-        if not remove(settings.home, name):
-            raise UsageError(f"{name} is not registered (see `prweekly repo list`)")
-        dagster_run.forget_repo(settings, name)
-        print(f"removed {name}; its lake, warehouse rows and reports are kept")
-        return
-    rules = {}
-    for rule in args.area:
-        prefix, sep, area = rule.partition("=")
-        if not sep or not prefix.strip() or not area.strip():
-            raise UsageError(f"--area {rule!r} is not PREFIX=AREA, e.g. src/rollout/=rollout")
-        rules[prefix.strip()] = area.strip()
-    source = args.source
-    if source and source.startswith("file:"):  # scheduled runs start elsewhere: keep it absolute
-        path = Path(source.removeprefix("file:")).expanduser().resolve()
-        if not path.is_file():
-            raise UsageError(f"dataset file {path} does not exist")
-        source = f"file:{path}"
-    elif source and source != "github":
-        raise UsageError(f"unknown source {source!r}: use 'github' or 'file:PATH'")
-    entry, created = upsert(
-        settings.home, Repository(name, source, sorted(set(args.core_path)), rules)
-    )
-    dagster_run.register_repo(settings, entry.name)
-    print(
-        f"{'added' if created else 'updated'} {entry.name} in {settings.home / 'repositories.yml'}"
-    )
-
-
-def compact(repo: str | None) -> None:
-    from orchestration.compaction import compact_repository, week_files
-
-    settings = load_settings()
-    if repo:
-        repos = [validate_repo(repo)]
-    else:
-        repos = [repo_of_slug(slug) for slug in sorted(week_files(settings.lake_dir))]
-    if not repos:
-        print(f"prweekly: the lake at {settings.lake_dir} holds no week files yet")
-        return
-    print(
-        f"prweekly: compacting {len(repos)} repositor{'y' if len(repos) == 1 else 'ies'} "
-        f"in {settings.lake_dir}",
-        flush=True,
-    )
-    written = 0
-    for i, name in enumerate(repos, 1):
-        weeks = compact_repository(settings.lake_dir, name, min_new_weeks=1)
-        written += weeks > 0
-        if weeks and (len(repos) <= 20 or i % 100 == 0 or i == len(repos)):
-            print(f"  [{i}/{len(repos)}] {name}: {weeks} week(s) in one file", flush=True)
-    print(
-        f"compacted {written} repositor{'y' if written == 1 else 'ies'}; "
-        f"{len(repos) - written} already up to date"
-    )
 
 
 def demo() -> list[Path]:
@@ -336,7 +80,7 @@ def demo() -> list[Path]:
         return build(SAMPLE_REPO, first, last, "github")
 
 
-def ui() -> int:
+def ui(host: str, port: int) -> int:
     from orchestration.instance import prepare_dagster_home
 
     settings = load_settings()
@@ -345,7 +89,8 @@ def ui() -> int:
     print(f"prweekly: Dagster UI with run history in {home}", flush=True)
     dagster = Path(sys.executable).with_name("dagster")
     os.chdir(PROJECT_DIR)
-    os.execv(str(dagster), [str(dagster), "dev", "-w", str(PROJECT_DIR / "workspace.yaml")])
+    workspace = str(PROJECT_DIR / "workspace.yaml")
+    os.execv(str(dagster), [str(dagster), "dev", "-w", workspace, "-h", host, "-p", str(port)])
     return 0
 
 
@@ -355,7 +100,9 @@ def main(argv: list[str] | None = None) -> int:
         from orchestration.emulator.server import main as emulator_main
 
         return emulator_main(argv[1:])
-    args = _parser().parse_args(argv)
+    from orchestration.cli_parser import parser
+
+    args = parser().parse_args(argv)
     try:
         if args.command == "build":
             first = parse_week(args.week)
@@ -363,34 +110,64 @@ def main(argv: list[str] | None = None) -> int:
             paths = build(args.repo, first, last, args.source)
             _print_reports(paths)
         elif args.command == "sql":
-            if bool(args.query) == bool(args.file):
+            if (args.query is None) == (args.file is None):
                 raise UsageError("give the SQL as an argument or with --file, not both")
             query = args.file.read_text(encoding="utf-8") if args.file else args.query
+            from orchestration.cli_sql import run_sql
+
             run_sql(query, args.format)
+            sys.stdout.flush()  # a reader that left shows here, not at exit
         elif args.command == "repo":
+            from orchestration.cli_repos import manage_repositories
+
             manage_repositories(args)
         elif args.command == "compact":
+            from orchestration.cli_repos import compact
+
             compact(args.repo)
         elif args.command == "demo":
             _print_reports(demo())
         elif args.command == "ui":
-            return ui()
+            return ui(args.host, args.port)
     except KeyboardInterrupt:
         print("prweekly: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader left (`prweekly sql ... | head`)
+        _end_like_a_unix_tool()
     except Exception as exc:  # one clear line for the user; details stay in Dagster's run log
-        print(f"prweekly: error: {_one_line(exc)}", file=sys.stderr)
+        message = str(exc) if getattr(exc, "keep_lines", False) else _one_line(exc)
+        print(f"prweekly: error: {message}", file=sys.stderr)
         return 2 if isinstance(exc, UsageError) else 1
     return 0
+
+
+def _end_like_a_unix_tool() -> None:
+    """Die of SIGPIPE, quietly, as `cat` or `grep` do when their reader has gone."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())  # nothing left to flush into the closed pipe
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGPIPE)
+    os._exit(128 + signal.SIGPIPE)  # the status a shell shows, should the signal not end us
 
 
 def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split()) or type(exc).__name__
 
 
-def _print_reports(paths: list[Path]) -> None:
-    print("reports:")
-    for path in paths:
+def _print_reports(paths: list) -> None:
+    """Every path of a short build; a summary and the latest week's files for a long one."""
+    if len(paths) <= LISTED_WEEKS * FILES_PER_WEEK:
+        print("reports:")
+        for path in paths:
+            print(f"  {path}")
+        return
+    folder, first = str(paths[0]).rsplit("/", 1)
+    last = str(paths[-1]).rsplit("/", 1)[1]
+    weeks = len(paths) // FILES_PER_WEEK
+    span = f"{first.split('.')[0]} to {last.split('.')[0]}"
+    print(f"reports: {len(paths)} files for {weeks} weeks ({span}) in {folder}")
+    print("the latest week's:")
+    for path in paths[-FILES_PER_WEEK:]:
         print(f"  {path}")
 
 

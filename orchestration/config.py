@@ -18,6 +18,71 @@ _REPO_PART = r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,98}[A-Za-z0-9_])?|[A-Za-z0-9]"
 _REPO_RE = re.compile(rf"^({_REPO_PART})/({_REPO_PART})$")
 
 
+@dataclass(frozen=True)
+class EnvironmentVariable:
+    """One setting read from the environment, worded as the README's table shows it."""
+
+    name: str
+    meaning: str  # Markdown
+    default: str  # Markdown
+
+
+# The one list of prweekly's settings: `prweekly --help` prints it and a test holds the
+# README's table to it, row for row.
+ENVIRONMENT = (
+    EnvironmentVariable(
+        "PRWEEKLY_HOME",
+        "where the warehouse, `repositories.yml`, Dagster's run history and (by default) the "
+        "lake and reports live",
+        "`./data`",
+    ),
+    EnvironmentVariable("PRWEEKLY_SOURCE", "default source: `github` or `file:PATH`", "`github`"),
+    EnvironmentVariable(
+        "GITHUB_TOKEN", "token for the `github` source; never logged or stored", "none"
+    ),
+    EnvironmentVariable(
+        "GITHUB_GRAPHQL_URL",
+        "GraphQL endpoint, for GitHub Enterprise or the emulator",
+        f"`{DEFAULT_GRAPHQL_URL}`",
+    ),
+    EnvironmentVariable(
+        "PRWEEKLY_MAX_WAIT_SECONDS",
+        "most time a build waits on GitHub's rate limits, per week fetched",
+        "`900`",
+    ),
+    EnvironmentVariable(
+        "PRWEEKLY_REQUEST_DEADLINE_SECONDS",
+        "most time one GitHub request may take, its whole answer included; a slower one is "
+        "dropped and asked again",
+        "`120`",
+    ),
+    EnvironmentVariable(
+        "PRWEEKLY_WEEK_DEADLINE_SECONDS",
+        "most time reading from GitHub may take per week fetched, waits included; past it the "
+        "build fails naming the repository and week",
+        "`1800`",
+    ),
+    EnvironmentVariable(
+        "PRWEEKLY_SCHEDULE_CRON", "when the weekly schedule runs (UTC)", "`0 6 * * 1`"
+    ),
+    EnvironmentVariable(
+        "PRWEEKLY_LAKE_URI",
+        "the lake elsewhere: a folder or `s3://…`, `gs://…`",
+        "`$PRWEEKLY_HOME/lake`",
+    ),
+    EnvironmentVariable(
+        "PRWEEKLY_REPORTS_URI",
+        "the reports elsewhere: a folder or `s3://…`, `gs://…`",
+        "`$PRWEEKLY_HOME/reports`",
+    ),
+    EnvironmentVariable(
+        "PRWEEKLY_DUCKDB_INIT",
+        "SQL run on each warehouse connection (e.g. object-store credentials)",
+        "none",
+    ),
+)
+
+
 class UsageError(ValueError):
     """Bad input from the user: printed as one line, never as a traceback."""
 

@@ -106,10 +106,17 @@ def _first_failure(result: dg.ExecuteInProcessResult) -> str:
                 "DagsterUserCodeExecutionError",
             }:
                 error = error.cause
-            return f"{event.step_key}: {error.message.strip()}"
+            return f"{event.step_key}: {_without_class_path(error.message.strip())}"
         if event.event_type_value == "ASSET_CHECK_EVALUATION":
             data = event.event_specific_data
             if not data.passed:
                 key = data.asset_key.to_user_string()
                 return f"data test {data.check_name} failed on {key}"
     return "the run failed"
+
+
+def _without_class_path(message: str) -> str:
+    """`orchestration.lake.SourceDataError: PR #4 ...` as `PR #4 ...`: the class path is
+    Python's business, not the user's (a built-in such as `KeyError: 'x'` keeps its name)."""
+    head, sep, rest = message.partition(": ")
+    return rest if sep and "." in head and " " not in head else message

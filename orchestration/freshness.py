@@ -4,8 +4,10 @@ from datetime import UTC, date, datetime, timedelta
 
 import dagster as dg
 
-from orchestration.partitions import partition_key, repo_partitions
+from orchestration.config import load_settings
+from orchestration.partitions import partition_key
 from orchestration.report.asset import weekly_report
+from orchestration.repositories import load_repositories
 from orchestration.weeks import monday_of
 
 FRESHNESS_CRON = "0 12 * * 1"  # six hours after the weekly schedule
@@ -42,9 +44,10 @@ def last_week_reported(context: dg.AssetCheckExecutionContext) -> dg.AssetCheckR
 def unreported_repositories(
     instance: dg.DagsterInstance, week: date
 ) -> tuple[list[str], list[str]]:
-    """Repositories with no report for `week`, and those whose facts changed after it."""
+    """Repositories of repositories.yml with no report for `week`, and those whose facts
+    changed after it."""
     missing, stale = [], []
-    for repo in sorted(instance.get_dynamic_partitions(repo_partitions.name)):
+    for repo in sorted(r.name for r in load_repositories(load_settings().home)):
         key = str(partition_key(repo, week))
         reported = _latest(instance, "weekly_report", key)
         facts = _latest(instance, "fct_pull_requests", key)

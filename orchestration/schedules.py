@@ -19,8 +19,8 @@ def weekly_schedule(job_name: str, cron: str = DEFAULT_CRON) -> dg.ScheduleDefin
         execution_timezone="UTC",
         name="weekly_report_schedule",
         default_status=dg.DefaultScheduleStatus.RUNNING,
-        description="Build last week for every repository in repositories.yml (and every "
-        "repo partition added in the UI), each with its own source.",
+        description="Build last week for every repository in repositories.yml, each with its "
+        "own source. The file is the truth: a repo partition that is not in it is not built.",
     )
     def _schedule(context: dg.ScheduleEvaluationContext):
         week = monday_of(context.scheduled_execution_time.date()) - timedelta(days=7)
@@ -29,8 +29,8 @@ def weekly_schedule(job_name: str, cron: str = DEFAULT_CRON) -> dg.ScheduleDefin
         missing = sorted(set(registered) - known)
         if missing:
             context.instance.add_dynamic_partitions(repo_partitions.name, missing)
-        for repo in sorted(known | set(registered)):
-            source = registered[repo].source if repo in registered else None
+        for repo in sorted(registered):
+            source = registered[repo].source
             yield dg.RunRequest(
                 run_key=f"{repo}|{week}",
                 partition_key=partition_key(repo, week),

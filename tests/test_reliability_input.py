@@ -426,5 +426,6 @@ def test_the_cli_prints_one_error_line_and_keeps_the_old_partition(
     errors = [line for line in err if line.startswith("prweekly: error:")]
     assert len(errors) == 1 and re.search(message, errors[0]), err[-5:]
     assert "raw_pull_requests" in errors[0]
+    assert not re.search(r"\b(orchestration|dagster)\.\w", errors[0])  # no Python class path
     assert partition.read_bytes() == before and pq.read_table(partition).num_rows == 1
     assert [p.name for p in partition.parent.iterdir()] == ["data.parquet"]

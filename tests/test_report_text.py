@@ -71,3 +71,30 @@ def test_short_title() -> None:
     assert short_title("[BREAKING][x] fix(io)!: keep order") == "keep order"
     assert short_title("Bump numpy\nfrom 1 to 2") == "Bump numpy from 1 to 2"
     assert short_title("[tag]") == "[tag]"
+
+
+def test_every_hidden_or_reordering_format_character_is_dropped_from_reports() -> None:
+    """Each Unicode format character (category Cf) is dropped unless it is one the module keeps
+    on purpose (joiners, a script's own signs); controls go too, and what reads normally stays.
+    """
+    import sys
+    import unicodedata
+
+    from orchestration.control_chars import KEPT_FORMAT_CHARACTERS
+    from orchestration.report.text import clean_text
+
+    format_chars = [
+        chr(c) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Cf"
+    ]
+    assert len(format_chars) > 150
+    for char in format_chars:
+        kept = KEPT_FORMAT_CHARACTERS.fullmatch(char) is not None
+        assert (clean_text(f"a{char}b") == f"a{char}b") == kept, f"U+{ord(char):04X}"
+    for char in "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069":
+        assert clean_text(f"exe.{char}gnp") == "exe.gnp", f"U+{ord(char):04X}"
+    for char in "\x1b\x07\x9b\x00\x7f\u200b\u2060\ufeff\U000e0041":
+        assert clean_text(f"a{char}b") == "ab", f"U+{ord(char):04X}"
+    scotland = "🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f"
+    kept = f"👩\u200d👩\u200d👧 می\u200cخواهم {scotland}"
+    assert clean_text(kept) == kept
+    assert short_title("fix: \u202eexe.txt") == "exe.txt"

@@ -36,9 +36,9 @@ class DagsterDev:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/graphql"
         self.log = (home / "dagster-dev.log").open("w")
-        dagster = Path(sys.executable).with_name("dagster")
+        prweekly = Path(sys.executable).with_name("prweekly")  # `prweekly ui` runs `dagster dev`
         self.process = subprocess.Popen(
-            [str(dagster), "dev", "-w", "workspace.yaml", "-h", "127.0.0.1", "-p", str(self.port)],
+            [str(prweekly), "ui", "--host", "127.0.0.1", "--port", str(self.port)],
             cwd=ROOT,
             # runs launched from the UI (backfills, schedules) take the source from here
             env={**os.environ, "PRWEEKLY_SOURCE": f"file:{SAMPLE_DATASET}"},

@@ -29,6 +29,7 @@ from orchestration.emulator.faults import Fault, Faults, parse_fault_spec
 from orchestration.emulator.limits import QueryLimitError, analyse
 from orchestration.emulator.ratelimit import RateBudget, Snapshot
 from orchestration.emulator.resolvers import Context, build, format_error, iso
+from orchestration.sources import check_dataset_file
 
 PATHS = ("/graphql", "/api/graphql")
 
@@ -312,14 +313,14 @@ def main(argv: list[str] | None = None) -> int:
         action="append",
         default=[],
         metavar="KIND=P",
-        help="fail each request with KIND at probability P; repeatable",
+        help="fail each request with KIND at probability P (0 to 1); repeatable. KIND is one "
+        f"of: {', '.join(fault.value for fault in Fault)}",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed for random faults")
     args = parser.parse_args(argv)
-    for path in args.dataset:
-        if not path.is_file():
-            parser.error(f"dataset file {path} does not exist")
     try:
+        for path in args.dataset:
+            check_dataset_file(path)
         faults = [parse_fault_spec(spec) for spec in args.fault]
         emulator = Emulator(
             args.dataset, host=args.host, port=args.port, token=args.token, seed=args.seed

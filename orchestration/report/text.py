@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import re
 
+from orchestration.control_chars import strip_unsafe
+
 MAX_BODY_CHARS = 20_000  # a description longer than this is not read past this point
 SUMMARY_SOFT_LIMIT = 240  # stop adding sentences after this many characters
 SUMMARY_HARD_LIMIT = 360  # never longer than this
 
-# zero-width (non-)joiners stay: they join emoji sequences and shape Persian or Indic text
-_CONTROL = re.compile(
-    r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b\u200e\u200f\u202a-\u202e\u2066-\u2069]"
-)
 _COMMENT = re.compile(r"<!--.*?(-->|$)", re.DOTALL)
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _HEADING = re.compile(r"^\s{0,3}(#{1,6}\s|#{1,6}$)|^\s*(\*\*[^*]+\*\*|__[^_]+__)\s*:?\s*$")
@@ -46,7 +44,7 @@ _TITLE_PREFIX = re.compile(r"^\s*((\[[^\]]*\]\s*)+)?([A-Za-z]+(\([^)]*\))?!?:\s+
 
 def clean_text(value: object) -> str:
     """One line of text: control and bidi characters dropped, whitespace collapsed."""
-    text = _CONTROL.sub("", str(value if value is not None else ""))
+    text = strip_unsafe(str(value if value is not None else ""))
     return " ".join(text.split())
 
 
@@ -184,7 +182,7 @@ def what_it_does(body: str | None) -> str:
 def _first_paragraph(body: str | None) -> str:
     if not body:
         return ""
-    text = _CONTROL.sub("", body[:MAX_BODY_CHARS].replace("\r\n", "\n").replace("\r", "\n"))
+    text = strip_unsafe(body[:MAX_BODY_CHARS].replace("\r\n", "\n").replace("\r", "\n"))
     text = _COMMENT.sub("\n", text)
     paragraphs = _paragraphs(text)
     for index, (kind, parts) in enumerate(paragraphs):

@@ -50,6 +50,18 @@ class PullRequestSource(Protocol):
         ...
 
 
+def check_dataset_file(path: Path) -> Path:
+    """`path` if it is a file; otherwise an error that says what it is instead."""
+    if path.is_dir():
+        raise UsageError(
+            f"{path} is a folder, not a dataset file: give the file of JSON lines of "
+            "PullRequest nodes (plain or gzip)"
+        )
+    if not path.is_file():
+        raise UsageError(f"dataset file {path} does not exist")
+    return path
+
+
 def open_source(
     spec: str, settings: Settings, log: Callable[[str], None] | None = None
 ) -> PullRequestSource:

@@ -15,8 +15,8 @@ from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
-from orchestration.config import UsageError
 from orchestration.lake import SourceDataError, parse_timestamp
+from orchestration.sources import check_dataset_file
 
 _PR_URL = re.compile(r"/([^/]+/[^/]+)/pull/\d+/?$")
 
@@ -35,8 +35,7 @@ class FileSource:
         return open(self.path, encoding="utf-8", errors="replace")
 
     def fetch(self, repo: str, start: datetime, end: datetime) -> Iterator[dict]:
-        if not self.path.is_file():
-            raise UsageError(f"dataset file {self.path} does not exist")
+        check_dataset_file(self.path)
         seen: dict[int, tuple[int, bytes]] = {}  # number: (first line, digest of that line)
         try:
             with self._open() as lines:

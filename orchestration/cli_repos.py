@@ -1,0 +1,114 @@
+"""`prweekly repo` and `prweekly compact`: the repositories file and the lake's compacted copies."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from orchestration.cli_sql import print_table
+from orchestration.config import Settings, UsageError, load_settings, repo_of_slug, validate_repo
+
+
+def manage_repositories(args: argparse.Namespace) -> None:
+    from orchestration import dagster_run
+    from orchestration.repositories import Repository, load_repositories, upsert
+
+    settings = load_settings()
+    if args.repo_command == "list":
+        repos = load_repositories(settings.home)
+        if not repos:
+            print("no repositories yet: add one with `prweekly repo add OWNER/NAME`")
+        rows = [
+            (
+                r.name,
+                r.source or f"(default: {settings.source})",
+                ", ".join(r.core_paths),
+                ", ".join(f"{k}={v}" for k, v in r.area_rules.items()),
+            )
+            for r in repos
+        ]
+        if rows:
+            print_table(["repository", "source", "core paths", "area rules"], rows)
+        return
+    name = validate_repo(args.name)
+    if args.repo_command == "remove":
+        remove_repository(settings, name)
+        return
+    rules = {}
+    for rule in args.area:
+        prefix, sep, area = rule.partition("=")
+        if not sep or not prefix.strip() or not area.strip():
+            raise UsageError(f"--area {rule!r} is not PREFIX=AREA, e.g. src/rollout/=rollout")
+        rules[prefix.strip()] = area.strip()
+    source = args.source
+    if source and source.startswith("file:"):  # scheduled runs start elsewhere: keep it absolute
+        from orchestration.sources import check_dataset_file
+
+        path = check_dataset_file(Path(source.removeprefix("file:")).expanduser().resolve())
+        source = f"file:{path}"
+    elif source and source != "github":
+        raise UsageError(f"unknown source {source!r}: use 'github' or 'file:PATH'")
+    entry, created = upsert(
+        settings.home, Repository(name, source, sorted(set(args.core_path)), rules)
+    )
+    dagster_run.register_repo(settings, entry.name)
+    print(
+        f"{'added' if created else 'updated'} {entry.name} in {settings.home / 'repositories.yml'}"
+    )
+
+
+def remove_repository(settings: Settings, name: str) -> None:
+    """Take `name` out of repositories.yml and the UI's partitions, once no run builds it."""
+    from orchestration.build_runs import wait_for_builds
+    from orchestration.instance import get_instance
+    from orchestration.partitions import repo_partitions
+    from orchestration.repositories import find, load_repositories, remove
+
+    entry = find(load_repositories(settings.home), name)
+    instance = get_instance(settings)
+    partitions = [
+        p
+        for p in instance.get_dynamic_partitions(repo_partitions.name)
+        if p.lower() == name.lower()
+    ]
+    if entry is None and not partitions:
+        raise UsageError(f"{name} is not registered (see `prweekly repo list`)")
+    wait_for_builds(instance, name, say=lambda text: print(text, file=sys.stderr, flush=True))
+    remove(settings.home, name)
+    for partition in partitions:
+        instance.delete_dynamic_partition(repo_partitions.name, partition)
+    print(f"removed {entry.name if entry else name}; its lake, warehouse rows and reports are kept")
+
+
+def compact(repo: str | None) -> None:
+    from orchestration.compaction import compact_repository, week_files
+
+    settings = load_settings()
+    if repo:
+        repos = [validate_repo(repo)]
+        if not week_files(settings.lake_dir, repos[0]):
+            raise UsageError(
+                f"{repo} has no week files in the lake at {settings.lake_dir}: "
+                "build it first (see `prweekly repo list` for the repositories)"
+            )
+    else:
+        repos = [repo_of_slug(slug) for slug in sorted(week_files(settings.lake_dir))]
+    if not repos:
+        print(f"prweekly: the lake at {settings.lake_dir} holds no week files yet")
+        return
+    print(
+        f"prweekly: compacting {len(repos)} repositor{'y' if len(repos) == 1 else 'ies'} "
+        f"in {settings.lake_dir}",
+        flush=True,
+    )
+    written = 0
+    for i, name in enumerate(repos, 1):
+        weeks = compact_repository(settings.lake_dir, name, min_new_weeks=1)
+        written += weeks > 0
+        if weeks and (len(repos) <= 20 or i % 100 == 0 or i == len(repos)):
+            print(f"  [{i}/{len(repos)}] {name}: {weeks} week(s) in one file", flush=True)
+    print(
+        f"compacted {written} repositor{'y' if written == 1 else 'ies'}; "
+        f"{len(repos) - written} already up to date"
+    )
