@@ -302,7 +302,7 @@ def test_three_hundred_prs_stay_readable(tmp_path: Path) -> None:
     assert "针对“mystery\\_flag”标记复查" in zh
     assert "more areas with fewer PRs are not listed." in en
     html = files[f"{WEEK}.en.html"]
-    assert html.split('id="appendix"')[1].count("<tr><td><a href=") == 300
+    assert html.split('id="appendix"')[1].count('<tr><td class="pr"><a href=') == 300
 
 
 def test_same_warehouse_gives_byte_identical_files(tmp_path: Path) -> None:

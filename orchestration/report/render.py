@@ -16,7 +16,7 @@ from orchestration.config import TEMPLATES_DIR
 from orchestration.report.charts import area_chart_svg
 from orchestration.report.queries import HISTORY_WEEKS, WeekFacts
 from orchestration.report.text import clean_text, short_title
-from orchestration.report.translator import Translator, md_cell, md_inline
+from orchestration.report.translator import Translator, breakable, md_cell, md_inline
 from orchestration.report.view import (
     MAX_AREA_PRS,
     MAX_RISK_PRS,
@@ -203,6 +203,7 @@ def _environment(fmt: str) -> jinja2.Environment:
     env.filters["cell"] = md_cell
     env.filters["clean"] = clean_text
     env.filters["short_title"] = short_title
+    env.filters["breakable"] = breakable
     return env
 
 

@@ -49,6 +49,33 @@ def md_cell(text: Any) -> str:
     return md_inline(text)
 
 
+LONG_WORD = 20  # a word this long (a path, an identifier) may break inside; shorter ones never
+
+
+def _soft_breaks(piece: str) -> list[str]:
+    """A long piece cut after `_ . : = ,`, and runs still too long cut every LONG_WORD chars."""
+    out = []
+    for part in re.split(r"(?<=[_.:=,])", piece):
+        out += [part[i : i + LONG_WORD] for i in range(0, len(part), LONG_WORD)] or [""]
+    return out
+
+
+def breakable(text: Any) -> Markup:
+    """HTML text where tokens of LONG_WORD characters or more may wrap (<wbr> after `/`, `-`,
+    then inside long pieces), so a table column need not be as wide as a path; shorter words
+    stay whole."""
+    parts = []
+    for token in re.split(r"(\s+)", clean_text(text)):
+        if len(token) < LONG_WORD:
+            parts.append(escape(token))
+            continue
+        pieces = []
+        for piece in re.split(r"(?<=[/-])", token):
+            pieces += _soft_breaks(piece) if len(piece) >= LONG_WORD else [piece]
+        parts.append(Markup("<wbr>").join(escape(p) for p in pieces if p))
+    return Markup("").join(parts)
+
+
 def safe_url(url: Any) -> str | None:
     """A PR link only when it is an http(s) URL; quoted so it cannot break the markup."""
     value = clean_text(url)
