@@ -140,8 +140,8 @@ def _layout(tmp_path: Path, pages: dict[str, str]) -> dict[str, dict]:
 
 
 def assert_reads_well(results: dict[str, dict]) -> None:
-    """No word broken, no column hidden or cut, a page no wider than the screen; a table may
-    scroll sideways in its own box on a phone only."""
+    """No word broken, no column hidden or cut, a page no wider than the screen, chart text of
+    11 px or more; a table may scroll sideways in its own box on a phone only."""
     problems = {}
     for frame, m in results.items():
         found = {
@@ -151,6 +151,7 @@ def assert_reads_well(results: dict[str, dict]) -> None:
             "cells cut off": m.get("cut"),
             "cells scrolled out of sight": not frame.endswith("phone") and m.get("scrolled"),
             "page wider than the screen": m.get("scrollWidth", 0) > m.get("width", 0),
+            "chart text under 11 px": (m.get("chartText") or 11) < 11,
         }
         if any(found.values()):
             problems[frame] = {k: v for k, v in found.items() if v}
@@ -177,3 +178,14 @@ def test_verl_reports_read_well_on_every_screen(tmp_path: Path, verl_history_hom
     # a typical week, and the one with the most PRs (the longest appendix)
     results = _layout(tmp_path, {**_pages(folder, "2026-07-20"), **_pages(folder, "2026-03-02")})
     assert_reads_well(results)
+
+
+def test_the_report_prints_on_a4_pages(tmp_path: Path, sample_home: Path) -> None:
+    page = sample_home / "reports" / "acme__rocket" / "2026-07-20.zh.html"
+    pdf = tmp_path / "report.pdf"
+    result = _chromium(tmp_path, "--no-pdf-header-footer", f"--print-to-pdf={pdf}", page.as_uri())
+    assert pdf.exists(), result.stderr.decode(errors="replace")[-2000:]
+    boxes = re.findall(rb"/MediaBox\s*\[\s*0 0 ([\d.]+) ([\d.]+)\s*\]", pdf.read_bytes())
+    assert len(boxes) >= 2  # a few pages, each A4: 210 x 297 mm is 595.3 x 841.9 points
+    for width, height in boxes:
+        assert abs(float(width) - 595.3) < 1.5 and abs(float(height) - 841.9) < 1.5

@@ -13,7 +13,7 @@ import jinja2
 from markupsafe import Markup
 
 from orchestration.config import TEMPLATES_DIR
-from orchestration.report.charts import area_chart_svg
+from orchestration.report.charts import ChartText, area_chart_svg
 from orchestration.report.queries import HISTORY_WEEKS, WeekFacts
 from orchestration.report.text import clean_text, short_title
 from orchestration.report.translator import Translator, breakable, md_cell, md_inline
@@ -212,31 +212,40 @@ def environments() -> dict[str, jinja2.Environment]:
     return {fmt: _environment(fmt) for fmt in FORMATS}
 
 
-def chart_name(week_start: date) -> str:
-    return f"{week_start}.areas.svg"
+def chart_name(week_start: date, lang: str) -> str:
+    return f"{week_start}.areas.{lang}.svg"
 
 
-def render_chart(facts: WeekFacts) -> str:
-    """The area chart as a standalone SVG file (language-neutral)."""
+def render_chart(facts: WeekFacts, lang: str) -> str:
+    """The area chart as a standalone SVG file, worded in `lang`."""
+    t = Translator(lang, "md")
     first = facts.history[0][0] if facts.history else facts.week_start
-    title = (
-        f"Merged PRs per week by primary area · 每周合入 PR（按主模块） · "
-        f"{first.isoformat()} – {facts.week_start.isoformat()}"
+    title = t.s["chart_title"].format(first=first.isoformat(), last=facts.week_start.isoformat())
+    words = ChartText(
+        title=clean_text(f"{facts.repo} · {title}"),
+        other=lambda n: str(t.n("chart_other", n)),
     )
-    return area_chart_svg(facts.history, facts.week_start, clean_text(f"{facts.repo} · {title}"))
+    # areas heating up with more than one PR this week earn a colour before the busiest
+    rising = [
+        row["area"]
+        for row in facts.trends
+        if row["trend"] in ("new", "rising") and row["pr_count"] > 1
+    ]
+    return area_chart_svg(facts.history, facts.week_start, words, rising)
 
 
 def render(facts: WeekFacts, lang: str, fmt: str, view: ReportView | None = None) -> str:
     view = view or build_view(facts)
     template = environments()[fmt].get_template(f"report.{fmt}.j2")
-    chart_svg = render_chart(facts) if facts.history and not view.is_empty else ""
+    t = ReportText(lang, fmt)
+    chart_svg = render_chart(facts, lang) if facts.history and not view.is_empty else ""
     return template.render(
-        t=ReportText(lang, fmt),
+        t=t,
         v=view,
         f=facts,
         s=facts.summary,
         history_weeks=HISTORY_WEEKS,
-        chart_file=chart_name(facts.week_start),
+        chart_file=chart_name(facts.week_start, lang),
         chart_svg=Markup(chart_svg),
         max_area_prs=MAX_AREA_PRS,
         max_risk_prs=MAX_RISK_PRS,
@@ -251,8 +260,8 @@ def render_week(facts: WeekFacts) -> dict[str, str]:
     for lang in LANGUAGES:
         for fmt in FORMATS:
             files[f"{facts.week_start}.{lang}.{fmt}"] = render(facts, lang, fmt, view)
-    if facts.history and not view.is_empty:
-        files[chart_name(facts.week_start)] = render_chart(facts)
+        if facts.history and not view.is_empty:
+            files[chart_name(facts.week_start, lang)] = render_chart(facts, lang)
     return files
 
 
