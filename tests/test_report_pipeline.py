@@ -76,6 +76,10 @@ def test_full_pipeline_writes_markdown_html_and_chart(home: Path, tmp_path: Path
         in empty_en
     )
     assert "没有合入任何 PR" in empty_zh
+    method = empty_en.split("How the figures are computed")[1]
+    factors = ("size", "breadth", "type", "breaking", "core", "surface", "review", "dampener")
+    for factor in factors:  # every factor the marts score, though no PR shows them this week
+        assert f"| `{factor}` |" in method
 
     before = {p.name: p.read_bytes() for p in reports.iterdir()}
     assert _build(dataset, "2026-W30", "2026-W31") == 0

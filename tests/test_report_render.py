@@ -198,9 +198,9 @@ def test_one_pr_week_has_every_section_in_both_languages(tmp_path: Path) -> None
     link = f"[#7](https://github.com/{REPO}/pull/7)"
     for heading in ("Executive summary", "Key changes", "Areas and trends", "Risks"):
         assert f"## {heading}" in en
-    assert "1 pull request merged this week, by 1 author (1 of them new)." in en
+    assert "1 pull request merged this week, by 1 author, a first-time contributor." in en
     assert "That is 50% fewer than the previous 4 weeks, which averaged 2.0 a week." in en
-    assert "Main risk: **code change without tests**, raised on 1 PR, 1 of them key PRs." in en
+    assert "Main risk: **code change without tests**, raised on 1 PR, a key PR." in en
     assert "- **What it does**: Adds an adaptive throttle controller to the engine." in en
     assert "Importance 7.5/10, #1 of 1 this week, from size: 1,520 changed lines (+2.8)" in en
     assert "feature work of 1,520 changed lines with no test file changed" in en
@@ -209,7 +209,7 @@ def test_one_pr_week_has_every_section_in_both_languages(tmp_path: Path) -> None
     assert f"![Bar chart of merged PRs per area]({WEEK}.areas.en.svg)" in en
     assert f"![各模块合入 PR 数柱状图]({WEEK}.areas.zh.svg)" in zh
     assert f"| {link} | \\[engine\\] feat: change number 7 | 7.5 | engine / feature |" in en
-    assert "本周共合入 1 个 PR，来自 1 位作者（其中 1 位首次贡献）。" in zh
+    assert "本周共合入 1 个 PR，来自 1 位作者（首次贡献）。" in zh
     assert "比此前 4 周的平均水平（每周 2.0 个）少 50%。" in zh
     assert "- **做了什么**：Adds an adaptive throttle controller to the engine." in zh
     assert "重要度 7.5/10，本周排第 1/1，来自规模：1520 行改动（+2.8）" in zh

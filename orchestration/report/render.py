@@ -100,7 +100,9 @@ class ReportText(Translator):
                 "summary_volume",
                 merged=self.n("n_prs", s["merged_prs"]),
                 authors=self.n("n_authors", s.get("authors") or 0),
-                first_timers=s.get("first_time_authors") or 0,
+                new_authors=self.share(
+                    "new_authors", s.get("first_time_authors"), s.get("authors") or 0
+                ),
             )
         ]
         if v.volume_direction:
@@ -115,7 +117,9 @@ class ReportText(Translator):
             )
         threshold = self.num(f.key_threshold, 1)
         if f.key_prs:
-            volume.append(self("summary_key", key=len(f.key_prs), threshold=threshold))
+            volume.append(
+                self.share("summary_key", len(f.key_prs), len(f.prs), threshold=threshold)
+            )
         theme = s.get("theme_zh") if self.lang == "zh" else s.get("theme")
         context = []
         if theme:
@@ -136,9 +140,7 @@ class ReportText(Translator):
             context.append(self("summary_areas", areas=self.join(items)))
         if v.main_risk:
             g = v.main_risk
-            key_part = (
-                self("summary_main_risk_key", key=g.key_count) if g.key_count else self.safe("")
-            )
+            key_part = self.share("summary_main_risk_key", g.key_count, len(g.items))
             context.append(
                 self(
                     "summary_main_risk",
@@ -159,7 +161,7 @@ class ReportText(Translator):
 
     def area_sentence(self, a) -> str:
         line = self(
-            "area_line",
+            "area_line_new" if a.trend == "new" else "area_line",
             area=self.strong(a.area),
             prs=self.n("n_prs_short", a.pr_count),
             avg=self.num(a.trailing_avg, 1),
@@ -175,7 +177,7 @@ class ReportText(Translator):
 
     def trends_rest(self, v: ReportView) -> str:
         parts = [
-            self("trends_kind", kind=self.s["trend_kinds"][kind], areas=self.join(areas))
+            self("trends_kind", kind=self.trend(kind), areas=self.join(areas))
             for kind in ("new", "rising", "steady", "falling")
             if (areas := v.trends_by_kind.get(kind))
         ]

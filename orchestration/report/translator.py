@@ -142,6 +142,18 @@ class Translator:
         form = forms["one"] if count == 1 else forms["other"]
         return self.fill(form, n=count, **values)
 
+    def share(self, key: str, part: int | None, whole: int, **values: Any) -> str:
+        """A "some of them" clause worded by how `part` relates to `whole`: `only` (the one
+        there is), `all`, `one` or `other`; nothing when none, or when `part` is unknown."""
+        if not part:
+            return self.safe("")
+        forms = self.s[key]
+        if part >= whole:
+            form = forms["only"] if whole == 1 else forms["all"]
+        else:
+            form = forms["one"] if part == 1 else forms["other"]
+        return self.fill(form, n=part, **values)
+
     # --- numbers and dates --------------------------------------------------------------
     def num(self, value: Any, decimals: int | None = None) -> str:
         if value is None:
