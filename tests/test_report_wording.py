@@ -82,3 +82,10 @@ def test_the_trend_words_are_spelt_once_per_language() -> None:
 
     for lang in ("en", "zh"):
         assert "trend_kinds" not in strings(lang)  # the prose takes trend_names, as the table
+
+
+def test_a_chart_of_one_week_says_so(tmp_path) -> None:
+    files = render(build_warehouse(tmp_path / "w.duckdb", {WEEK: [pr_row(1, WEEK)]}))
+    assert "Merged PRs this week by primary area:" in files[f"{WEEK}.en.md"]
+    assert "last 1 weeks" not in files[f"{WEEK}.en.md"]
+    assert "本周合入的 PR，按主模块分色" in files[f"{WEEK}.zh.md"]
