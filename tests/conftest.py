@@ -10,6 +10,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 VERL_DATASET = SHARED / "datasets" / "verl-project__verl" / "pull_requests.jsonl.gz"
 SAMPLE_DATASET = ROOT / "orchestration" / "sample" / "acme__rocket.jsonl"
+VERL_RANGE = ("2024-10-28", "2026-08-17")  # every week of the shared verl dataset
 
 
 @pytest.fixture
@@ -38,3 +39,33 @@ def build_sample(week: str, to: str | None = None) -> int:
 
     weeks = ["--week", week, *(["--to", to] if to else [])]
     return main(["build", "--repo", "acme/rocket", *weeks, "--source", f"file:{SAMPLE_DATASET}"])
+
+
+def _built_home(root: Path, repo: str, first: str, last: str, dataset: Path) -> Path:
+    """`prweekly build` of a range from a file into a fresh PRWEEKLY_HOME under `root`."""
+    from orchestration.cli import main
+
+    home = root / "home"
+    with pytest.MonkeyPatch.context() as mp:
+        for name in ("PRWEEKLY_SOURCE", "GITHUB_TOKEN", "DAGSTER_HOME", "GITHUB_GRAPHQL_URL"):
+            mp.delenv(name, raising=False)
+        mp.setenv("PRWEEKLY_HOME", str(home))
+        args = ["build", "--repo", repo, "--week", first, "--to", last]
+        assert main([*args, "--source", f"file:{dataset}"]) == 0
+    return home
+
+
+@pytest.fixture(scope="session")
+def verl_history_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The whole verl history built once from the shared file; tests only read it."""
+    if not VERL_DATASET.exists():
+        pytest.skip("the shared verl dataset is not beside the clone (../shared/datasets/)")
+    root = tmp_path_factory.mktemp("verl-history")
+    return _built_home(root, "verl-project/verl", *VERL_RANGE, VERL_DATASET)
+
+
+@pytest.fixture(scope="session")
+def sample_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bundled sample repository's four weeks, built once; tests only read it."""
+    root = tmp_path_factory.mktemp("sample")
+    return _built_home(root, "acme/rocket", "2026-W27", "2026-W30", SAMPLE_DATASET)

@@ -1,7 +1,10 @@
-"""Open the HTML report in headless Chromium: it renders, with the key-PR table and the chart."""
+"""Open the HTML report in headless Chromium: it renders, reads well on every screen and prints."""
 
 from __future__ import annotations
 
+import html
+import json
+import re
 import shutil
 import struct
 import subprocess
@@ -91,7 +94,7 @@ def test_html_report_renders_in_chromium(tmp_path: Path, lang: str) -> None:
     dom = _chromium(tmp_path, "--dump-dom", page.as_uri())
     assert dom.returncode == 0, dom.stderr.decode(errors="replace")[-2000:]
     html = dom.stdout.decode()
-    assert 'id="key-prs"' in html and '<table class="glance">' in html
+    assert 'id="key-prs"' in html and '<table class="glance cards">' in html
     assert "<svg" in html and "<rect" in html
 
     shot = tmp_path / "shot.png"
@@ -107,3 +110,82 @@ def test_html_report_renders_in_chromium(tmp_path: Path, lang: str) -> None:
             dark += sum(pixel) < 300
     assert len(colours) > 20, "the screenshot is (nearly) one colour: the page did not render"
     assert dark > 200, "no text-coloured pixels: the page rendered blank"
+
+
+MEASURE_JS = Path(__file__).parent / "fixtures" / "measure_layout.js"
+# frame id suffix -> CSS width: a desktop browser, a phone, and an A4 page's printable width
+# (210 mm less the report's 15 mm margins, at 96 px to the inch; the print rules switched on)
+SCREENS = {"desktop": 1280, "phone": 390, "print": round((210 - 2 * 15) / 25.4 * 96)}
+
+
+def _layout(tmp_path: Path, pages: dict[str, str]) -> dict[str, dict]:
+    """Lay each page out at every screen width in one Chromium run; the measurements by frame."""
+    frames = [
+        f'<iframe id="{name}-{screen}" width="{width}" height="1000" '
+        f'srcdoc="{html.escape(text, quote=True)}"></iframe>'
+        for name, text in pages.items()
+        for screen, width in SCREENS.items()
+    ]
+    page = tmp_path / "layout.html"
+    page.write_text(
+        "<!DOCTYPE html><html><body>"
+        + "".join(frames)
+        + f"<script>{MEASURE_JS.read_text(encoding='utf-8')}</script></body></html>",
+        encoding="utf-8",
+    )
+    dom = _chromium(tmp_path, "--dump-dom", page.as_uri())
+    found = re.findall(r'<pre id="layout">(\{.*?)</pre>', dom.stdout.decode(), re.S)
+    assert found, dom.stderr.decode(errors="replace")[-2000:]
+    return json.loads(html.unescape(found[-1]))
+
+
+def assert_reads_well(results: dict[str, dict]) -> None:
+    """No word broken, no column hidden or cut, a page no wider than the screen, chart text of
+    11 px or more; a table may scroll sideways in its own box on a phone only."""
+    problems = {}
+    for frame, m in results.items():
+        found = {
+            "error": m.get("error"),
+            "words broken inside": m.get("broken"),
+            "cells hidden": m.get("hidden"),
+            "cells cut off": m.get("cut"),
+            "cells scrolled out of sight": not frame.endswith("phone") and m.get("scrolled"),
+            "page wider than the screen": m.get("scrollWidth", 0) > m.get("width", 0),
+            "chart text under 11 px": (m.get("chartText") or 11) < 11,
+        }
+        if any(found.values()):
+            problems[frame] = {k: v for k, v in found.items() if v}
+    assert not problems, json.dumps(problems, ensure_ascii=False, indent=1)[:4000]
+    assert all(m["cells"] > 10 for m in results.values())
+
+
+def _pages(folder: Path, week: str) -> dict[str, str]:
+    return {
+        f"{week}.{lang}": (folder / f"{week}.{lang}.html").read_text(encoding="utf-8")
+        for lang in ("en", "zh")
+    }
+
+
+def test_the_sample_report_reads_well_on_every_screen(tmp_path: Path, sample_home: Path) -> None:
+    folder = sample_home / "reports" / "acme__rocket"
+    results = _layout(tmp_path, _pages(folder, "2026-07-20"))
+    assert set(results) == {f"2026-07-20.{lang}-{s}" for lang in ("en", "zh") for s in SCREENS}
+    assert_reads_well(results)
+
+
+def test_verl_reports_read_well_on_every_screen(tmp_path: Path, verl_history_home: Path) -> None:
+    folder = verl_history_home / "reports" / "verl-project__verl"
+    # a typical week, and the one with the most PRs (the longest appendix)
+    results = _layout(tmp_path, {**_pages(folder, "2026-07-20"), **_pages(folder, "2026-03-02")})
+    assert_reads_well(results)
+
+
+def test_the_report_prints_on_a4_pages(tmp_path: Path, sample_home: Path) -> None:
+    page = sample_home / "reports" / "acme__rocket" / "2026-07-20.zh.html"
+    pdf = tmp_path / "report.pdf"
+    result = _chromium(tmp_path, "--no-pdf-header-footer", f"--print-to-pdf={pdf}", page.as_uri())
+    assert pdf.exists(), result.stderr.decode(errors="replace")[-2000:]
+    boxes = re.findall(rb"/MediaBox\s*\[\s*0 0 ([\d.]+) ([\d.]+)\s*\]", pdf.read_bytes())
+    assert len(boxes) >= 2  # a few pages, each A4: 210 x 297 mm is 595.3 x 841.9 points
+    for width, height in boxes:
+        assert abs(float(width) - 595.3) < 1.5 and abs(float(height) - 841.9) < 1.5

@@ -53,7 +53,9 @@ def test_full_pipeline_writes_markdown_html_and_chart(home: Path, tmp_path: Path
     for week in ("2026-06-29", "2026-07-06", "2026-07-13", "2026-07-20", "2026-07-27"):
         for lang in ("en", "zh"):
             assert f"{week}.{lang}.md" in names and f"{week}.{lang}.html" in names
-    assert "2026-07-20.areas.svg" in names and "2026-07-27.areas.svg" not in names
+    for lang in ("en", "zh"):
+        assert f"2026-07-20.areas.{lang}.svg" in names
+        assert f"2026-07-27.areas.{lang}.svg" not in names
     assert not [n for n in names if n.startswith(".")]  # no temporary files left behind
 
     en = (reports / "2026-07-20.en.md").read_text()
@@ -64,7 +66,7 @@ def test_full_pipeline_writes_markdown_html_and_chart(home: Path, tmp_path: Path
     assert "\\<script\\>alert(1)\\</script\\> \\| pipe newline \\`tick\\` 🚀" in en
     assert "Keeps the valve shut." in en  # from the body, not the 1 MB tail
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "<script>" not in html
-    assert "<svg" in html and "![Bar chart of merged PRs per area](2026-07-20.areas.svg)" in en
+    assert "<svg" in html and "![Bar chart of merged PRs per area](2026-07-20.areas.en.svg)" in en
     assert len(en) < 40_000
 
     empty_en = (reports / "2026-07-27.en.md").read_text()
@@ -74,6 +76,10 @@ def test_full_pipeline_writes_markdown_html_and_chart(home: Path, tmp_path: Path
         in empty_en
     )
     assert "没有合入任何 PR" in empty_zh
+    method = empty_en.split("How the figures are computed")[1]
+    factors = ("size", "breadth", "type", "breaking", "core", "surface", "review", "dampener")
+    for factor in factors:  # every factor the marts score, though no PR shows them this week
+        assert f"| `{factor}` |" in method
 
     before = {p.name: p.read_bytes() for p in reports.iterdir()}
     assert _build(dataset, "2026-W30", "2026-W31") == 0

@@ -193,22 +193,23 @@ def test_one_pr_week_has_every_section_in_both_languages(tmp_path: Path) -> None
         ("missing_tests", 7, "feat change of 1520 lines with no test file changed", WEEK),
     ]
     files = render(build_warehouse(tmp_path / "w.duckdb", {**history(), WEEK: [pr]}, risks))
-    assert f"{WEEK}.areas.svg" in files
+    assert f"{WEEK}.areas.en.svg" in files and f"{WEEK}.areas.zh.svg" in files
     en, zh = files[f"{WEEK}.en.md"], files[f"{WEEK}.zh.md"]
     link = f"[#7](https://github.com/{REPO}/pull/7)"
     for heading in ("Executive summary", "Key changes", "Areas and trends", "Risks"):
         assert f"## {heading}" in en
-    assert "1 pull request merged this week, by 1 author (1 of them new)." in en
+    assert "1 pull request merged this week, by 1 author, a first-time contributor." in en
     assert "That is 50% fewer than the previous 4 weeks, which averaged 2.0 a week." in en
-    assert "Main risk: **code change without tests**, raised on 1 PR, 1 of them key PRs." in en
+    assert "Main risk: **code change without tests**, raised on 1 PR, a key PR." in en
     assert "- **What it does**: Adds an adaptive throttle controller to the engine." in en
     assert "Importance 7.5/10, #1 of 1 this week, from size: 1,520 changed lines (+2.8)" in en
     assert "feature work of 1,520 changed lines with no test file changed" in en
     assert "1,520 changed lines across 3 files" in en
     assert f"1. **Code change without tests**: Add tests for {link}" in en
-    assert f"![Bar chart of merged PRs per area]({WEEK}.areas.svg)" in en
+    assert f"![Bar chart of merged PRs per area]({WEEK}.areas.en.svg)" in en
+    assert f"![各模块合入 PR 数柱状图]({WEEK}.areas.zh.svg)" in zh
     assert f"| {link} | \\[engine\\] feat: change number 7 | 7.5 | engine / feature |" in en
-    assert "本周共合入 1 个 PR，来自 1 位作者（其中 1 位首次贡献）。" in zh
+    assert "本周共合入 1 个 PR，来自 1 位作者（首次贡献）。" in zh
     assert "比此前 4 周的平均水平（每周 2.0 个）少 50%。" in zh
     assert "- **做了什么**：Adds an adaptive throttle controller to the engine." in zh
     assert "重要度 7.5/10，本周排第 1/1，来自规模：1520 行改动（+2.8）" in zh
@@ -257,7 +258,7 @@ def test_hostile_titles_and_bodies_are_text_everywhere(tmp_path: Path) -> None:
                 assert len(re.findall(r"(?<!\\)\|", line)) in (6, 9)
         assert "Stops the engine \\| from stalling." in md
         assert len(md) < 50_000  # the 1 MB body does not leak into the report
-    svg = files[f"{WEEK}.areas.svg"]
+    svg = files[f"{WEEK}.areas.en.svg"]
     assert "<svg>" not in svg.replace("<svg xmlns", "") and "&lt;svg&gt;" in svg
 
 
@@ -302,7 +303,7 @@ def test_three_hundred_prs_stay_readable(tmp_path: Path) -> None:
     assert "针对“mystery\\_flag”标记复查" in zh
     assert "more areas with fewer PRs are not listed." in en
     html = files[f"{WEEK}.en.html"]
-    assert html.split('id="appendix"')[1].count("<tr><td><a href=") == 300
+    assert html.split('id="appendix"')[1].count('<tr><td class="pr"><a href=') == 300
 
 
 def test_same_warehouse_gives_byte_identical_files(tmp_path: Path) -> None:
@@ -317,7 +318,7 @@ def test_same_warehouse_gives_byte_identical_files(tmp_path: Path) -> None:
             n: p.read_bytes() for n, (p, _, _) in write_week(conn, reports, REPO, WEEK).items()
         }
     assert first == second
-    assert len(first) == 5
+    assert len(first) == 6
     for data in first.values():
         assert b"2026-" in data or b"2026 " in data
         assert not re.search(rb"\d{2}:\d{2}:\d{2}", data)  # no wall-clock time anywhere

@@ -9,11 +9,11 @@ import pytest
 
 from orchestration.cli import main
 from orchestration.emulator import Emulator
-from tests.conftest import VERL_DATASET
+from tests.conftest import VERL_DATASET, VERL_RANGE
 from tests.test_facts_support import FLAGS, query
 
 REPO = "verl-project/verl"
-RANGE = ["--week", "2024-10-28", "--to", "2026-08-17"]
+RANGE = ["--week", VERL_RANGE[0], "--to", VERL_RANGE[1]]
 # The dataset has no review threads; GitHub's schema makes that connection non-null, so the
 # emulator answers "none" where the file says "unknown" (see orchestration/emulator/resolvers.py):
 # (value from the file, value through github) for the only columns that may differ.
@@ -21,24 +21,19 @@ DIFFERS_THROUGH_GITHUB = {"unresolved_threads": {(None, False)}, "importance_rev
 
 
 @pytest.fixture(scope="module")
-def verl_builds(tmp_path_factory) -> dict[str, Path]:
+def verl_builds(verl_history_home: Path, tmp_path_factory) -> dict[str, Path]:
     """The verl history built twice: from the file, and through the emulator and github source."""
-    if not VERL_DATASET.exists():
-        pytest.skip("the shared verl dataset is not beside the clone (../shared/datasets/)")
-    root = tmp_path_factory.mktemp("verl")
-    homes = {"file": root / "file", "github": root / "github"}
+    github = tmp_path_factory.mktemp("verl") / "github"
     with pytest.MonkeyPatch.context() as mp:
         for name in ("PRWEEKLY_SOURCE", "GITHUB_TOKEN", "DAGSTER_HOME", "GITHUB_GRAPHQL_URL"):
             mp.delenv(name, raising=False)
-        mp.setenv("PRWEEKLY_HOME", str(homes["file"]))
-        started = time.monotonic()
-        assert main(["build", "--repo", REPO, *RANGE, "--source", f"file:{VERL_DATASET}"]) == 0
-        print(f"verl from the file: {time.monotonic() - started:.1f}s")
         with Emulator(VERL_DATASET) as emulator:
-            mp.setenv("PRWEEKLY_HOME", str(homes["github"]))
+            mp.setenv("PRWEEKLY_HOME", str(github))
             mp.setenv("GITHUB_GRAPHQL_URL", emulator.url)
+            started = time.monotonic()
             assert main(["build", "--repo", REPO, *RANGE, "--source", "github"]) == 0
-    return homes
+            print(f"verl through the emulator: {time.monotonic() - started:.1f}s")
+    return {"file": verl_history_home, "github": github}
 
 
 def test_every_pr_is_typed_and_placed_with_few_other(verl_builds) -> None:

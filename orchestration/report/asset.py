@@ -8,7 +8,7 @@ import duckdb
 from orchestration.config import repo_slug
 from orchestration.partitions import scopes_of, weekly_partitions
 from orchestration.report.queries import load_week
-from orchestration.report.render import chart_name, render_week, write_atomic
+from orchestration.report.render import LANGUAGES, chart_name, render_week, write_atomic
 from orchestration.resources import PrweeklyResource
 from orchestration.storage import Location, delete, join
 from orchestration.warehouse import connect
@@ -28,8 +28,11 @@ def write_week(
     """Render one week and write its files; {file name: (path, bytes, text)}."""
     folder = join(reports_dir, repo_slug(repo))
     files = render_week(load_week(conn, repo, week))
-    if chart_name(week) not in files:  # an empty week has no chart: drop one left from before
-        delete(join(folder, chart_name(week)))
+    # an empty week has no chart: drop one left from before, and the one chart for both
+    # languages that reports before per-language charts linked
+    for name in [*(chart_name(week, lang) for lang in LANGUAGES), f"{week}.areas.svg"]:
+        if name not in files:
+            delete(join(folder, name))
     written = {}
     for name, text in files.items():
         path = join(folder, name)

@@ -2,17 +2,44 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import date
 from xml.sax.saxutils import escape
 
 from orchestration.report.text import clean_text
 
-# Okabe-Ito colours (distinguishable with colour-blindness), then grey for "other"
-PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00")
-OTHER_COLOUR = "#A0A0A0"
-OTHER = "other"
-TOP_AREAS = len(PALETTE)
+# Paul Tol's "muted" scheme (told apart with colour-blindness), then pale grey for the rest
+PALETTE = (
+    "#332288",
+    "#DDCC77",
+    "#44AA99",
+    "#CC6677",
+    "#88CCEE",
+    "#117733",
+    "#882255",
+    "#999933",
+    "#AA4499",
+)
+OTHER_COLOUR = "#EEEEEE"  # the rest reads as the unnamed remainder of the bar, not a slice
+BAR_OUTLINE = "#BBBBBB"
+MAX_RISING = 3  # at most this many colours go to the week's rising areas before the busiest
+
+# The chart is drawn 560 units wide with 18-unit text: on a 390 px phone (366 px of page)
+# that text is still 11.8 px, and on a desktop it stands at its natural size.
+WIDTH, LEFT, RIGHT, TOP, PLOT_H = 560, 44, 8, 24, 240
+FONT, ROW, SWATCH, LABEL_CHARS = 18, 28, 14, 18
+
+
+@dataclass(frozen=True)
+class ChartText:
+    """The chart's words in the report's language."""
+
+    title: str
+    other: Callable[[int], str]  # the legend's label for the areas drawn together in grey
+    rising_mark: str = " ↑"
 
 
 def _attr(text: str) -> str:
@@ -26,94 +53,127 @@ def _nice_step(top: int) -> int:
     return 10 ** len(str(top))
 
 
-def chart_areas(history: list[tuple[date, int, dict[str, int]]]) -> list[str]:
-    """The areas drawn in their own colour: the busiest over the whole window."""
+def _text_width(text: str) -> float:
+    """Roughly how wide `text` sets at FONT: CJK and other wide characters a full em."""
+    wide = sum(unicodedata.east_asian_width(c) in "WF" for c in text)
+    return FONT * (wide + 0.6 * (len(text) - wide))
+
+
+def chart_areas(
+    history: list[tuple[date, int, dict[str, int]]], rising: list[str] = ()
+) -> list[str]:
+    """The areas drawn in their own colour: the week's rising areas first (up to MAX_RISING),
+    then the busiest over the chart's weeks, as many as the palette holds."""
     totals: Counter[str] = Counter()
     for _, _, areas in history:
         totals.update(areas)
-    ranked = sorted(totals.items(), key=lambda kv: (-kv[1], kv[0]))
-    return [area for area, _ in ranked[:TOP_AREAS]]
+    chosen = [area for area in rising if totals.get(area)][:MAX_RISING]
+    for area, _ in sorted(totals.items(), key=lambda kv: (-kv[1], kv[0])):
+        if len(chosen) >= len(PALETTE):
+            break
+        if area not in chosen:
+            chosen.append(area)
+    return chosen
 
 
 def area_chart_svg(
-    history: list[tuple[date, int, dict[str, int]]], current: date, title: str
+    history: list[tuple[date, int, dict[str, int]]],
+    current: date,
+    words: ChartText,
+    rising: list[str] = (),
 ) -> str:
     """Stacked bars of merged PRs per week, split by primary area; the current week in bold."""
-    areas = chart_areas(history)
+    areas = chart_areas(history, rising)
     colours = dict(zip(areas, PALETTE, strict=False))
-    width, left, right, top, plot_h = 720, 40, 12, 14, 200
-    weeks = len(history) or 1
-    slot = (width - left - right) / weeks
-    bar = min(40.0, slot * 0.7)
+    rest = {a for _, _, by_area in history for a in by_area} - set(areas)
+    slot = (WIDTH - LEFT - RIGHT) / (len(history) or 1)
+    bar = min(44.0, slot * 0.72)
     highest = max([total for _, total, _ in history] + [1])
     step = _nice_step(highest)
     y_max = max(step, -(-highest // step) * step)
-    legend_items = (
-        [*areas, OTHER]
-        if any(set(by_area) - set(areas) for _, _, by_area in history)
-        else list(areas)
-    )
-    per_row = 6
-    legend_rows = -(-len(legend_items) // per_row)
-    height = top + plot_h + 28 + 22 * legend_rows + 6
+
+    legend = [(area, colours[area], clean_text(area)) for area in areas]
+    if rest:
+        legend.append(("", OTHER_COLOUR, words.other(len(rest))))
+    placed, x, row = [], LEFT, 0
+    for area, colour, label in legend:
+        cut = len(label) > LABEL_CHARS
+        label = (label[: LABEL_CHARS - 1] + "…" if cut else label) + (
+            words.rising_mark if area in rising else ""
+        )
+        width = SWATCH + 6 + _text_width(label)
+        if x > LEFT and x + width > WIDTH - RIGHT:
+            x, row = LEFT, row + 1
+        placed.append((x, row, colour, label, area if cut else ""))
+        x += width + 18
+    legend_top = TOP + PLOT_H + 58
+    height = legend_top + ROW * (row + 1) - 6
 
     def y(value: float) -> float:
-        return top + plot_h - plot_h * value / y_max
+        return TOP + PLOT_H - PLOT_H * value / y_max
 
     out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
-        f'width="{width}" height="{height}" role="img" aria-label="{_attr(title)}" '
-        'font-family="system-ui, -apple-system, Segoe UI, sans-serif" font-size="12">',
-        f"<title>{escape(title)}</title>",
-        f'<rect x="0" y="0" width="{width}" height="{height}" fill="#ffffff"/>',
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" '
+        f'width="{WIDTH}" height="{height}" role="img" aria-label="{_attr(words.title)}" '
+        f'font-family="system-ui, -apple-system, Segoe UI, sans-serif" font-size="{FONT}">',
+        f"<title>{escape(words.title)}</title>",
+        f'<rect x="0" y="0" width="{WIDTH}" height="{height}" fill="#ffffff"/>',
     ]
     for tick in range(0, y_max + 1, step):
         ty = y(tick)
         out.append(
-            f'<line x1="{left}" y1="{ty:.1f}" x2="{width - right}" y2="{ty:.1f}" '
+            f'<line x1="{LEFT}" y1="{ty:.1f}" x2="{WIDTH - RIGHT}" y2="{ty:.1f}" '
             f'stroke="{"#888888" if tick == 0 else "#e3e3e3"}" stroke-width="1"/>'
         )
         out.append(
-            f'<text x="{left - 6}" y="{ty + 4:.1f}" text-anchor="end" fill="#555555">{tick}</text>'
+            f'<text x="{LEFT - 6}" y="{ty + 6:.1f}" text-anchor="end" fill="#555555">{tick}</text>'
         )
+    current_index = next((i for i, (w, _, _) in enumerate(history) if w == current), -1)
+    label_every = 1 if slot >= 50 else 2  # week labels need about 40 units each
     for index, (week, total, by_area) in enumerate(history):
-        x = left + slot * index + (slot - bar) / 2
+        x = LEFT + slot * index + (slot - bar) / 2
+        if total:
+            out.append(
+                f'<rect x="{x - 0.5:.1f}" y="{y(total) - 0.5:.1f}" width="{bar + 1:.1f}" '
+                f'height="{y(0) - y(total) + 0.5:.1f}" fill="{OTHER_COLOUR}" '
+                f'stroke="{BAR_OUTLINE}" stroke-width="1"/>'
+            )
         base = 0
         segments = [(a, by_area.get(a, 0), colours[a]) for a in areas]
-        segments.append((OTHER, total - sum(by_area.get(a, 0) for a in areas), OTHER_COLOUR))
+        segments.append(("", total - sum(by_area.get(a, 0) for a in areas), OTHER_COLOUR))
         for area, count, colour in segments:
             if count <= 0:
                 continue
+            name = clean_text(area) if area else words.other(len(rest))
             y_top, y_bottom = y(base + count), y(base)
             out.append(
                 f'<rect x="{x:.1f}" y="{y_top:.1f}" width="{bar:.1f}" '
                 f'height="{y_bottom - y_top:.1f}" fill="{colour}">'
-                f"<title>{escape(f'{week.isoformat()} {clean_text(area)}: {count}')}</title></rect>"
+                f"<title>{escape(f'{week.isoformat()} {name}: {count}')}</title></rect>"
             )
             base += count
-        is_current = week == current
-        weight = ' font-weight="bold"' if is_current else ""
+        weight = ' font-weight="bold"' if week == current else ""
         centre = x + bar / 2
-        out.append(
-            f'<text x="{centre:.1f}" y="{top + plot_h + 16}" text-anchor="middle" '
-            f'fill="#333333"{weight}>W{week.isocalendar()[1]:02d}</text>'
-        )
+        if (current_index - index) % label_every == 0:
+            out.append(
+                f'<text x="{centre:.1f}" y="{TOP + PLOT_H + 24}" text-anchor="middle" '
+                f'fill="#333333"{weight}>W{week.isocalendar()[1]:02d}</text>'
+            )
         if total:
             out.append(
-                f'<text x="{centre:.1f}" y="{y(total) - 4:.1f}" text-anchor="middle" '
-                f'fill="#333333" font-size="11"{weight}>{total}</text>'
+                f'<text x="{centre:.1f}" y="{y(total) - 5:.1f}" text-anchor="middle" '
+                f'fill="#333333"{weight}>{total}</text>'
             )
-    legend_top = top + plot_h + 34
-    column = (width - left - right) / per_row
-    for index, area in enumerate(legend_items):
-        lx = left + column * (index % per_row)
-        ly = legend_top + 22 * (index // per_row)
-        label = clean_text(area)
-        label = label if len(label) <= 16 else label[:15] + "…"
+    for lx, row, colour, label, cut_name in placed:
+        ly = legend_top + ROW * row
+        edge = f' stroke="{BAR_OUTLINE}"' if colour == OTHER_COLOUR else ""
         out.append(
-            f'<rect x="{lx:.1f}" y="{ly - 10}" width="12" height="12" '
-            f'fill="{colours.get(area, OTHER_COLOUR)}"/>'
+            f'<rect x="{lx:.1f}" y="{ly - SWATCH + 1}" width="{SWATCH}" height="{SWATCH}" '
+            f'fill="{colour}"{edge}/>'
         )
-        out.append(f'<text x="{lx + 17:.1f}" y="{ly}" fill="#333333">{escape(label)}</text>')
+        full = f"<title>{escape(clean_text(cut_name))}</title>" if cut_name else ""
+        out.append(
+            f'<text x="{lx + SWATCH + 6:.1f}" y="{ly}" fill="#333333">{full}{escape(label)}</text>'
+        )
     out.append("</svg>")
     return "\n".join(out) + "\n"

@@ -29,6 +29,8 @@ class WeekFacts:
     volume_trend: str | None = None
     weights: dict[str, float] = field(default_factory=dict)
     thresholds: dict[str, float] = field(default_factory=dict)
+    # the importance factors the marts score, also in a week with no PR to read them from
+    factor_names: list[str] = field(default_factory=list)
 
     @property
     def week_end(self) -> date:
@@ -96,6 +98,12 @@ def load_week(conn: duckdb.DuckDBPyConnection, repo: str, week_start: date) -> W
         """,
         [threshold, repo, week_start],
     )
+    columns = conn.execute("select * from marts.fct_pull_requests limit 0").description
+    factor_names = [
+        name.removeprefix("importance_")
+        for name in sorted((d[0] for d in columns), key=_factor_order)
+        if name.startswith("importance_")
+    ]
     bodies = _bodies(conn, repo, week_start)
     for rank, pr in enumerate(prs, start=1):
         pr["rank"] = rank
@@ -175,4 +183,5 @@ def load_week(conn: duckdb.DuckDBPyConnection, repo: str, week_start: date) -> W
         volume_trend=row.get("volume_trend"),
         weights=weights,
         thresholds=thresholds,
+        factor_names=factor_names,
     )

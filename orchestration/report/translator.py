@@ -1,0 +1,257 @@
+"""Low-level text of a report: per-language strings, escaping, numbers, dates, lists, links.
+
+`Translator` looks up the strings in `reports/i18n/<lang>.yml` and escapes every value it fills
+in for the output format (Markdown or HTML), unless the value was produced as safe markup by the
+translator itself. Sentence assembly lives in `render.py`.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from functools import cache
+from typing import Any
+from urllib.parse import quote
+
+import yaml
+from markupsafe import Markup, escape
+
+from orchestration.config import PROJECT_DIR
+from orchestration.report.text import clean_text, short_title
+from orchestration.report.view import MAX_REC_PRS
+
+I18N_DIR = PROJECT_DIR / "reports" / "i18n"
+
+
+@cache
+def strings(lang: str) -> dict[str, Any]:
+    return yaml.safe_load((I18N_DIR / f"{lang}.yml").read_text(encoding="utf-8"))
+
+
+class MdText(str):
+    """Markdown that is already escaped (the Markdown counterpart of markupsafe.Markup)."""
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~])")
+_ENTITY = re.compile(r"&(?=#?\w+;)")
+
+
+def md_inline(text: Any) -> str:
+    """Text safe in a Markdown paragraph or table cell: one line, no markup, no HTML."""
+    if isinstance(text, MdText):
+        return text
+    text = _ENTITY.sub("&amp;", _MD_SPECIAL.sub(r"\\\1", clean_text(text)))
+    # a leading "#", "-", "+" or "1." would start a heading or a list where a line begins
+    return re.sub(r"^([#+-]|\d+\.)", r"\\\1", text)
+
+
+def md_cell(text: Any) -> str:
+    return md_inline(text)
+
+
+LONG_WORD = 20  # a word this long (a path, an identifier) may break inside; shorter ones never
+
+
+def _soft_breaks(piece: str) -> list[str]:
+    """A long piece cut after `_ . : = ,`, and runs still too long cut every LONG_WORD chars."""
+    out = []
+    for part in re.split(r"(?<=[_.:=,])", piece):
+        out += [part[i : i + LONG_WORD] for i in range(0, len(part), LONG_WORD)] or [""]
+    return out
+
+
+def breakable(text: Any) -> Markup:
+    """HTML text where tokens of LONG_WORD characters or more may wrap (<wbr> after `/`, `-`,
+    then inside long pieces), so a table column need not be as wide as a path; shorter words
+    stay whole."""
+    parts = []
+    for token in re.split(r"(\s+)", clean_text(text)):
+        if len(token) < LONG_WORD:
+            parts.append(escape(token))
+            continue
+        pieces = []
+        for piece in re.split(r"(?<=[/-])", token):
+            pieces += _soft_breaks(piece) if len(piece) >= LONG_WORD else [piece]
+        parts.append(Markup("<wbr>").join(escape(p) for p in pieces if p))
+    return Markup("").join(parts)
+
+
+def safe_url(url: Any) -> str | None:
+    """A PR link only when it is an http(s) URL; quoted so it cannot break the markup."""
+    value = clean_text(url)
+    if not re.match(r"^https?://", value):
+        return None
+    return quote(value, safe=":/?#=&%.-_~+@!,;")
+
+
+class Translator:
+    """Per-language strings, number and date forms, and escaping for one output format."""
+
+    def __init__(self, lang: str, fmt: str) -> None:
+        self.lang = lang
+        self.fmt = fmt
+        self.s = strings(lang)
+
+    # --- escaping -------------------------------------------------------------------------
+    def safe(self, text: str) -> str:
+        return Markup(text) if self.fmt == "html" else MdText(text)
+
+    def is_safe(self, value: Any) -> bool:
+        return isinstance(value, Markup if self.fmt == "html" else MdText)
+
+    def esc(self, value: Any) -> str:
+        if self.is_safe(value):
+            return value
+        if self.fmt == "html":
+            return escape(clean_text(value))
+        return MdText(md_inline(value))
+
+    def strong(self, value: Any) -> str:
+        inner = self.esc(value)
+        return self.safe(f"<strong>{inner}</strong>" if self.fmt == "html" else f"**{inner}**")
+
+    def code(self, value: Any) -> str:
+        inner = self.esc(value)
+        return self.safe(
+            f"<code>{inner}</code>" if self.fmt == "html" else f"`{clean_text(value)}`"
+        )
+
+    def _value(self, value: Any) -> str:
+        if self.is_safe(value):
+            return value
+        if isinstance(value, bool):
+            return self.esc(str(value))
+        if isinstance(value, int):
+            return self.num(value)
+        if isinstance(value, float):
+            return self.num(value, 1)
+        return self.esc(value)
+
+    def fill(self, template: str, **values: Any) -> str:
+        base = str(escape(template)) if self.fmt == "html" else template
+        return self.safe(base.format(**{k: self._value(v) for k, v in values.items()}))
+
+    def __call__(self, _key: str, /, **values: Any) -> str:
+        return self.fill(self.s[_key], **values)
+
+    def pick(self, key: str, sub: str, **values: Any) -> str:
+        return self.fill(self.s[key][sub], **values)
+
+    def n(self, key: str, count: int, **values: Any) -> str:
+        forms = self.s[key]
+        form = forms["one"] if count == 1 else forms["other"]
+        return self.fill(form, n=count, **values)
+
+    def share(self, key: str, part: int | None, whole: int, **values: Any) -> str:
+        """A "some of them" clause worded by how `part` relates to `whole`: `only` (the one
+        there is), `all`, `one` or `other`; nothing when none, or when `part` is unknown."""
+        if not part:
+            return self.safe("")
+        forms = self.s[key]
+        if part >= whole:
+            form = forms["only"] if whole == 1 else forms["all"]
+        else:
+            form = forms["one"] if part == 1 else forms["other"]
+        return self.fill(form, n=part, **values)
+
+    # --- numbers and dates --------------------------------------------------------------
+    def num(self, value: Any, decimals: int | None = None) -> str:
+        if value is None:
+            return self.safe(self.s["none"])
+        if decimals is None and float(value).is_integer():
+            number = int(value)
+            return self.safe(f"{number:,}" if self.lang == "en" else str(number))
+        places = decimals or 1
+        return self.safe(
+            f"{float(value):,.{places}f}" if self.lang == "en" else f"{float(value):.{places}f}"
+        )
+
+    def week_label(self, day: date) -> str:
+        year, week, _ = day.isocalendar()
+        return self("week_label", year=str(year), week=str(week))
+
+    def week_short(self, day: date) -> str:
+        year, week, _ = day.isocalendar()
+        return f"{year}-W{week:02d}"
+
+    def date_range(self, start: date, end: date) -> str:
+        months = self.s["months"]
+        values = {
+            "year": str(start.year),
+            "year2": str(end.year),
+            "month_name": months[start.month - 1],
+            "month_name2": months[end.month - 1],
+            "d1": str(start.day),
+            "d2": str(end.day),
+        }
+        if start.year != end.year:
+            return self("range_years", **values)
+        if start.month != end.month:
+            return self("range_year", **values)
+        return self("range_month", **values)
+
+    # --- lists and links ----------------------------------------------------------------
+    def join(self, items: list[Any], sep: str | None = None) -> str:
+        """`a, b and c` / `a、b 和 c`; with `sep`, every item joined by it alone."""
+        parts = [self._value(i) for i in items]
+        if len(parts) <= 1 or sep is not None:
+            return self.safe((sep or "").join(parts))
+        head = self.s["list_sep"].join(parts[:-1])
+        return self.safe(self.spaced(head, self.s["list_and"], parts[-1]))
+
+    def spaced(self, left: str, word: str, right: str) -> str:
+        """Join around a CJK word, with the space Chinese typesetting puts next to Latin text."""
+        if self.lang != "zh":
+            return f"{left}{word}{right}"
+        latin = re.compile(r"[A-Za-z0-9)\]>*`_.%]")
+        before = " " if left and latin.match(left[-1]) else ""
+        after = " " if right and re.match(r"[A-Za-z0-9(\[<*`#+-]", right[0]) else ""
+        return f"{left}{before}{word}{after}{right}"
+
+    def link(self, pr: dict, text: Any = None) -> str:
+        label = self.esc(text) if text is not None else self.safe(f"#{int(pr['number'])}")
+        url = safe_url(pr.get("url"))
+        if url is None:
+            return label
+        if self.fmt == "html":
+            return self.safe(f'<a href="{escape(url)}">{label}</a>')
+        return self.safe(f"[{label}]({url})")
+
+    def links(self, prs: list[dict], limit: int = MAX_REC_PRS) -> str:
+        shown = [self.link(pr) for pr in prs[:limit]]
+        if len(prs) > limit:
+            more = len(prs) - limit
+            return self.n("rec_more", more, prs=self.safe(self.s["list_sep"].join(shown)))
+        return self.join(shown)
+
+    def pr_ref(self, pr: dict) -> str:
+        """`#123 short title`, the number linked."""
+        return self.safe(f"{self.link(pr)} {self.esc(short_title(pr['title']))}")
+
+    # --- vocabulary -----------------------------------------------------------------------
+    def flag(self, flag: str) -> str:
+        return self.s["flag_names"].get(flag, flag)
+
+    def flag_inline(self, flag: str) -> str:
+        """The flag's name inside a sentence (lower case in English unless an acronym)."""
+        name = self.flag(flag)
+        if self.lang == "en" and len(name) > 1 and not name[1].isupper():
+            return name[0].lower() + name[1:]
+        return name
+
+    def flag_description(self, flag: str) -> str:
+        return self.s["flag_descriptions"].get(flag, "")
+
+    def trend(self, trend: str) -> str:
+        return self.s["trend_names"].get(trend, trend)
+
+    def type_short(self, change_type: str) -> str:
+        return self.s["type_short"].get(change_type, change_type)
+
+    def type_count(self, change_type: str, count: int) -> str:
+        names = self.s["type_names"].get(change_type, {"one": change_type, "other": change_type})
+        name = names["one"] if count == 1 else names["other"]
+        return self("summary_mix_item", n=count, type=name)
+
+    def type_label(self, change_type: str) -> str:
+        return self.s["type_names"].get(change_type, {}).get("label", change_type)
