@@ -48,22 +48,6 @@ files as (
     group by repo, number
 ),
 
--- a path word names a topic when it is in at least half of the PR's changed files
-path_words as (
-    select w.repo, w.number, list(w.path_word) as path_words
-    from (
-        select repo, number, path_word, count(*) as n
-        from (
-            select repo, number, unnest(list_distinct(regexp_split_to_array(lower(path), '[/._-]+'))) as path_word
-            from changed
-        )
-        group by repo, number, path_word
-    ) w
-    join files f using (repo, number)
-    where w.n * 2 >= f.files
-    group by w.repo, w.number
-),
-
 -- the rules, keywords normalised as the text is: lower case, `-`, `/`, `.` as spaces
 rules as (
     select
@@ -87,6 +71,32 @@ vocabulary as (
     from rules
 ),
 
+-- a path word names a topic when it is in at least half of the PR's changed files; each
+-- distinct path is split once, however many PRs changed it
+path_hits as (
+    select p.repo, p.path, list_intersect(
+        list_distinct(regexp_split_to_array(lower(p.path), '[/._-]+')), v.path_words) as words
+    from (select distinct repo, path from changed) p
+    cross join vocabulary v
+),
+
+path_words as (
+    select w.repo, w.number, list(w.word) as path_words
+    from (
+        select repo, number, word, count(*) as n
+        from (
+            select c.repo, c.number, unnest(h.words) as word
+            from changed c
+            join path_hits h using (repo, path)
+            where len(h.words) > 0
+        )
+        group by repo, number, word
+    ) w
+    join files f using (repo, number)
+    where w.n * 2 >= f.files
+    group by w.repo, w.number
+),
+
 -- the description's prose: paragraphs that are not quotes, check lists, comments or code
 prose as (
     select
@@ -103,7 +113,7 @@ prose as (
     from prs
 ),
 
--- words, and pairs and triples of words, so that phrases match too
+-- words, and pairs (and in the title triples) of words, so that phrases match too
 ngrams as (
     select
         repo,
@@ -113,11 +123,7 @@ ngrams as (
             list_transform(range(1, len(w)), lambda i: w[i] || ' ' || w[i + 1]),
             list_transform(range(1, len(w) - 1), lambda i: w[i] || ' ' || w[i + 1] || ' ' || w[i + 2])
         ) as title_grams,
-        list_concat(
-            b,
-            list_transform(range(1, len(b)), lambda i: b[i] || ' ' || b[i + 1]),
-            list_transform(range(1, len(b) - 1), lambda i: b[i] || ' ' || b[i + 1] || ' ' || b[i + 2])
-        ) as text_grams
+        list_concat(b, list_transform(range(1, len(b)), lambda i: b[i] || ' ' || b[i + 1])) as text_grams
     from (
         select
             repo,
@@ -162,6 +168,8 @@ hits as (
     select repo, number, topic, position, 2, 'the title says "' || h.hit || '"'
     from (select repo, number, unnest(title_prefix_hits) as hit from matched) h
     join rules r on r.source = 'title' and ends_with(r.keyword, '*') and starts_with(h.hit, rtrim(r.keyword, '*'))
+        -- as many words as the keyword: `qwen*` names "qwen3", not "qwen3 vl"
+        and length(h.hit) - length(replace(h.hit, ' ', '')) = length(r.keyword) - length(replace(r.keyword, ' ', ''))
     union all
     select repo, number, topic, position, 3, 'the description says "' || h.hit || '"'
     from (select repo, number, unnest(text_hits) as hit from matched) h

@@ -184,6 +184,9 @@ title_fields as (
         typed_prefix.bang = '!' as typed_bang,
         trim(substr(rest, length(typed_prefix.prefix) + 1)) as description,
         regexp_split_to_array(lower(title), '[^a-z0-9]+') as title_words,
+        lower(regexp_extract(trim(substr(rest, length(typed_prefix.prefix) + 1)), '^\W*([A-Za-z]+)', 1)) as first_word,
+        lower(regexp_extract(trim(substr(rest, length(typed_prefix.prefix) + 1)), '^\W*[A-Za-z]+\W+([A-Za-z]+)', 1))
+            as second_word,
         list_filter(regexp_split_to_array(lower(parse_title), '[\s,:;()\[\]"''`!]+'), lambda w: w <> '')
             as title_tokens,
         regexp_replace(lower(string_split(repo, '/')[2]), '[-_. ]', '', 'g') as repo_key
@@ -203,15 +206,17 @@ typed as (
         coalesce(
             case when t.prefix_is_upper then v.type_of_upper_alias[t.prefix_word]
                  else v.type_of_alias[t.prefix_word] end,
-            case when t.prefix_word is null then v.type_of_upper_alias[lower(t.upper_word)] end
+            case when coalesce(t.prefix_word, '') = '' then v.type_of_upper_alias[lower(t.upper_word)] end
         ) as title_type,
         coalesce(v.type_of_emoji_code[t.emoji_code], t.emoji_match.change_type) as emoji_type,
         list_filter(
             list_transform(t.tokens, lambda x: v.type_of_alias[x]), lambda x: x is not null
         )[1] as tag_type,
+        -- the first word, or the second after a language (`python use buffered writers`)
         coalesce(
-            v.type_of_verb[lower(regexp_extract(t.description, '^\W*([A-Za-z]+)', 1))],
-            v.type_of_alias[lower(regexp_extract(t.description, '^\W*([A-Za-z]+)', 1))]
+            v.type_of_verb[t.first_word],
+            v.type_of_alias[t.first_word],
+            case when list_contains(v.scope_tags, t.first_word) then v.type_of_verb[t.second_word] end
         ) as verb_type,
         list_filter(
             list_transform(t.title_words, lambda w: v.type_of_word[w]), lambda x: x is not null
@@ -312,7 +317,14 @@ modules as (
 -- first line of prose (`This PR adds ...`)
 described as (
     select
-        m.*,
+        m.* replace (
+            -- a weak first verb (add, update, remove, ...) gives way to a word of the title that
+            -- names docs, tests, CI, performance or a fix: `Add tests for ...`, `Improve read
+            -- performance`
+            case when m.verb_type in ('feat', 'chore', 'refactor')
+                      and m.word_type in ('docs', 'test', 'ci', 'perf', 'fix')
+                then m.word_type else m.verb_type end as verb_type
+        ),
         case when coalesce(m.label_type, m.title_type, m.emoji_type, m.tag_type, m.bot_type,
                            m.verb_type, m.word_type) is null
                   and not m.is_revert_title and not m.is_release_title then
