@@ -10,8 +10,11 @@ from __future__ import annotations
 from datetime import date, timedelta
 from pathlib import Path
 
+import duckdb
 import pytest
 
+from orchestration.report.queries import load_week
+from orchestration.report.render import render
 from tests.test_facts_support import build_models, pr, query, rows_by_number
 
 REPO = "acme/topical"
@@ -155,3 +158,23 @@ def test_the_theme_names_the_topics_that_stand_out(built: Path) -> None:
         ["performance", "hardware"],
         True,
     ]
+
+
+def test_the_report_gives_each_topic_its_count_trend_and_prs(built: Path) -> None:
+    with duckdb.connect(str(built / "warehouse.duckdb"), read_only=True) as conn:
+        facts = load_week(conn, REPO, W13)
+    performance = next(t for t in facts.topics if t["topic"] == "performance")
+    links = [f"[#{pr['number']}]({pr['url']})" for pr in performance["prs"]]
+    en, zh = render(facts, "en", "md"), render(facts, "zh", "md")
+    assert (
+        f"By topic (a PR can serve several): **performance**, 5 PRs, new ({', '.join(links[:3])} "
+        "and 2 more); **hardware and platforms**, 3 PRs, new (" in en
+    )
+    assert (
+        f"按主题（一个 PR 可属于多个主题）：**性能** 5 个 PR，新出现（{'、'.join(links[:3])}" in zh
+    )
+    html = render(facts, "en", "html")
+    assert (
+        f'<strong>performance</strong>, 5 PRs, new (<a href="{performance["prs"][0]["url"]}">'
+        in html
+    )
