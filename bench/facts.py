@@ -128,16 +128,20 @@ def figures(conn: duckdb.DuckDBPyConnection, repo: str, first: date, last: date)
 
 
 def forbidden_areas(conn: duckdb.DuckDBPyConnection, repo: str) -> set[str]:
-    """Names an area must not have: languages, container folders, the repository's name alone
-    or with a language (the seeds the models read)."""
+    """Names an area must not have: languages, container folders but those of tests, the
+    repository's name alone or with a language (from the seeds the models read)."""
     languages = {
         t
         for (t,) in conn.execute(
             "select tag from seeds.scope_tags where kind = 'language'"
         ).fetchall()
     }
+    # test folders excepted: `tests` is the area of a change to tests alone (the labels agree)
     containers = {
-        f for (f,) in conn.execute("select folder from seeds.container_folders").fetchall()
+        f
+        for (f,) in conn.execute(
+            "select folder from seeds.container_folders where holds not like '%tests%'"
+        ).fetchall()
     }
     name = repo.split("/")[1].lower()
     forms = {name, name.replace("-", "_")}

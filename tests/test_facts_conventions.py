@@ -67,6 +67,40 @@ def plainsite() -> list[dict]:
         p(31, "Add top-level imports", [("plainsite/__init__.py", 3, "MODIFIED")]),
         p(32, "[plainsite] fix: say which file failed", [("plainsite/io/files.py", 9, "MODIFIED")]),
         p(33, "[misc] fix: tidy the retry log", [("plainsite/net/log.py", 9, "MODIFIED")]),
+        # a change without code is what its files are, whatever the title says
+        p(34, "[algorithm] fix: broken link", [("docs/algo.md", 3, "MODIFIED")]),
+        p(
+            35,
+            "[core] fix: trigger the nightly job",
+            [(".github/workflows/nightly.yml", 2, "MODIFIED")],
+        ),
+        p(
+            36,
+            "chore: update notes",
+            [("docs/notes.md", 40, "MODIFIED"), (".github/workflows/d.yml", 3, "MODIFIED")],
+        ),
+        p(
+            37,
+            "chore: disable a job",
+            [(".github/workflows/d.yml", 30, "MODIFIED"), ("docs/ci.md", 3, "MODIFIED")],
+        ),
+        p(38, "fix the retry example", [("examples/retry/run.py", 20, "MODIFIED")]),
+        p(
+            39,
+            "test: doc the fixtures",
+            [("docs/fixtures.md", 30, "MODIFIED"), ("tests/conftest.py", 2, "MODIFIED")],
+        ),
+        # a weak type gives way to the verb; a revert the description names
+        p(40, "feat: optimize the retry loop"),
+        p(41, "chore: fix the socket timeout"),
+        p(42, "feat: update urllib3 to 2.2.1"),
+        p(43, "fix: restore the old pool", body="This reverts commit 0a1b2c3d4e5f."),
+        # titles that only look like conventions
+        p(44, "add Series::round", [("plainsite/series/round.py", 10, "MODIFIED")]),
+        p(45, "[BREAKING config] fix: rename the timeout key"),
+        p(46, "[python 3.12] fix: the loop policy", [("plainsite/aio/loop.py", 5, "MODIFIED")]),
+        p(47, "chore: tidy the agent skill", [(".agent/skills/pr/prompt.py", 5, "MODIFIED")]),
+        p(48, "refactor: move the frame", [("plainsite/internals/frame/core.py", 5, "MODIFIED")]),
     ]
 
 
@@ -94,6 +128,7 @@ def monorail() -> list[dict]:
         p(8, "nodejs-monorail 0.2.0", [("nodejs-monorail/package.json", 2, "MODIFIED")]),
         p(9, "python: use buffered writers", [("py-monorail/monorail/io/csv.py", 12, "MODIFIED")]),
         p(10, "feat[sql]: window functions", [("crates/monorail-sql/src/window.rs", 70, "ADDED")]),
+        p(11, "refactor(py-monorail): tidy", [("py-monorail/monorail/io/csv.py", 12, "MODIFIED")]),
     ]
 
 
@@ -141,7 +176,7 @@ def test_plain_imperative_titles_are_typed_by_their_verb(built: Path) -> None:
         3: "refactor",  # Narrow
         4: "refactor",  # Hide
         5: "fix",  # Raise clear error when
-        6: "refactor",  # Deprecate
+        6: "chore",  # Deprecate
         7: "feat",  # Expose
         8: "perf",  # Speed up
     }
@@ -187,17 +222,46 @@ def test_areas_descend_through_the_package_folder(built: Path) -> None:
     assert f[33][2:] == ("net", ["net"])
 
 
+def test_a_change_without_code_is_what_its_files_are(built: Path) -> None:
+    f = facts(built, R1)
+    assert f[34] == ("docs", "paths", "docs", ["docs"])  # not fix, not the title's module
+    assert f[35] == ("ci", "paths", "ci", ["ci"])
+    assert f[36][:2] == ("docs", "paths")  # most of its lines are documentation
+    assert f[37][:2] == ("ci", "paths")  # most of its lines are CI
+    assert f[38][:2] == ("docs", "paths")  # example scripts are documentation
+    assert f[39][:2] == ("test", "paths")  # the title's type names a kind it changed
+
+
+def test_a_weak_type_gives_way_and_reverts_are_read_from_the_description(built: Path) -> None:
+    f = facts(built, R1)
+    assert f[40][:2] == ("perf", "title_verb")  # feat: optimize ...
+    assert f[41][:2] == ("fix", "title_verb")  # chore: fix ...
+    assert f[42][:2] == ("chore", "title_verb")  # feat: update X to 2.2.1
+    assert f[43][:2] == ("revert", "description")  # This reverts commit ...
+
+
+def test_titles_that_only_look_like_conventions(built: Path) -> None:
+    f = facts(built, R1)
+    assert f[44][:3] == ("feat", "title_verb", "series")  # `Series::` is no `type:`
+    breaking = rows_by_number(built, "is_breaking", f"marts.fct_pull_requests where repo = '{R1}'")
+    assert f[45][2] == "config" and breaking[45] == (True,)  # [BREAKING config]
+    assert f[46][2] == "aio"  # `python 3.12` is a language and a version, not an area
+    assert f[47][2] == "agent"  # a hidden folder, named without its dot
+    assert f[48][2] == "frame"  # internals/ holds components
+
+
 def test_language_scopes_are_tags_and_crates_are_areas(built: Path) -> None:
     f = facts(built, R2)
     assert f[1] == ("fix", "title_type", "monorail-io", ["monorail-io"])
     assert f[2][2] == "ops"  # py-monorail/ and monorail/ are containers
     assert f[3][:3] == ("feat", "title_type", "expr")  # monorail-python/ is one too
-    assert f[4][:2] == ("refactor", "title_type")  # depr
+    assert f[4][:2] == ("chore", "title_type")  # depr: a deprecation is a chore
     assert f[5][:2] == ("ci", "title_type")  # build
     assert f[6][2] == "monorail-core"  # `core` is a layer, not an area
     assert f[7][:2] == f[8][:2] == ("chore", "title_release")
     assert f[9][:3] == ("refactor", "title_verb", "io")  # the verb after the language
     assert f[10][:3] == ("feat", "title_type", "sql")  # `sql` is a part of the code
+    assert f[11][2:] == ("io", ["io"])  # the repository's name with a language is a tag
     languages = {"rust", "python", "py", "js", "core", "monorail", "crates", "src"}
     assert not languages & {area for row in f.values() for area in row[3]}
 

@@ -45,7 +45,7 @@ def topical() -> list[dict]:
         p(3, "[sched] feat: adaptive batches", body="Cuts the wall-clock time by 15.3%."),
         p(4, "[sched] fix: keep the queue order", body=template),
         p(5, "[doc] fix: repair the tutorial links", files=[("docs/tutorial.md", 8, "MODIFIED")]),
-        p(6, "[npu] feat: fused attention on Ascend"),
+        p(6, "[npu] feat: attention kernels for Ascend"),
         p(7, "feat: support Qwen3-VL"),
         p(8, "Monthly refresh", files=[("uv.lock", 80, "MODIFIED")]),
         p(9, "[ci] chore: cache wheels", files=[(".github/workflows/ci.yml", 6, "MODIFIED")]),
@@ -58,6 +58,13 @@ def topical() -> list[dict]:
         ),
         p(13, "fix: perform the cleanup on armature exit"),
         p(14, "Zebra crossing"),
+        p(15, "[rollout] fix: guard the loader for vllm 0.9.1"),
+        p(16, "topical 2.0.0", files=[("topical/_version.py", 2, "MODIFIED")]),
+        p(
+            17,
+            "chore: tidy the scheduler",
+            files=[("topical/sched/package.json", 2, "MODIFIED"), *code("f")],
+        ),
     ]
     number = 100
     for week in (W10, W11, W12):
@@ -97,7 +104,7 @@ def test_each_rule_tags_its_topic_with_evidence(built: Path) -> None:
     assert evidence[(3, "performance")] == 'the description says "wall clock"'
     assert topics[4] == ["correctness"]  # the template's quote and check list say nothing
     assert topics[5] == ["devex"]  # a fix of documentation only is not about correctness
-    assert evidence[(5, "devex")] == 'the title says "doc"'
+    assert evidence[(5, "devex")] == 'the title says "tutorial"'
     assert topics[6] == ["hardware", "features"]
     assert topics[7] == ["model_support", "features"]
     assert evidence[(7, "model_support")] == 'the title says "qwen3"'
@@ -113,6 +120,11 @@ def test_each_rule_tags_its_topic_with_evidence(built: Path) -> None:
         "correctness"
     ]  # whole words: "perform" is not "perf", nor "armature" "arm"
     assert topics[14] == ["features"]  # other, and nothing else named a topic
+    assert topics[15] == ["correctness", "dependencies"]
+    assert evidence[(15, "dependencies")] == "the title names version 0.9.1"
+    assert topics[16] == ["infrastructure"]  # a release; its version names no dependency
+    assert evidence[(16, "infrastructure")] == "the change type came from title_release"
+    assert topics[17] == ["devex"]  # a chore; `package.json` has no word "json"
 
 
 def test_weekly_topics_count_list_and_trend(built: Path) -> None:

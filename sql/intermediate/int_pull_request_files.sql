@@ -160,8 +160,9 @@ classified as (
             r.rule_area,
             case
                 when len(k.segments) = 1 then 'root'
+                -- a hidden folder is named without its dot (`.agent/` is `agent`)
                 when list_position(k.is_container, false) is not null
-                    then k.segments[list_position(k.is_container, false)]
+                    then ltrim(k.segments[list_position(k.is_container, false)], '.')
                 when k.is_dependency then 'build'
                 when k.is_test then 'tests'
                 when regexp_matches(k.segments[-1], '\.(py|pyx|go|rs|ts|tsx|js|jsx|java|kt|scala|c|cc|cpp|h|hpp|cu|cuh|rb|swift|cs|php|lua|jl)$')

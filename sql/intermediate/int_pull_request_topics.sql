@@ -4,6 +4,8 @@
 -- the evidence of the first rule that tagged it (seeds/topic_rules.csv), in this order:
 --   type       the change type (not for a PR that changes documentation only);
 --   title      a keyword of the title; `keywords` takes a signal's words from seeds/keywords.csv;
+--              `signal` a change_type_signal (title_release); `version` a version number in
+--              the title (`vllm 0.9`, `>=2.1`) that is not a release's;
 --   text       a keyword of the description's prose (template headings, quotes, check lists,
 --              comments and code left out);
 --   area       one of the PR's areas;
@@ -20,7 +22,7 @@ with prs as (
 ),
 
 classified as (
-    select repo, number, change_type, areas, files_known
+    select repo, number, title, change_type, change_type_signal, areas, files_known
     from {{ ref('int_pull_requests_classified') }}
     {% if is_incremental() %}
     where repo = {{ var('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
@@ -74,8 +76,10 @@ vocabulary as (
 -- a path word names a topic when it is in at least half of the PR's changed files; each
 -- distinct path is split once, however many PRs changed it
 path_hits as (
+    -- the words of the folders and the file's name, not of its extension (`package.json`)
     select p.repo, p.path, list_intersect(
-        list_distinct(regexp_split_to_array(lower(p.path), '[/._-]+')), v.path_words) as words
+        list_distinct(regexp_split_to_array(regexp_replace(lower(p.path), '\.[^./]*$', ''), '[/._-]+')),
+        v.path_words) as words
     from (select distinct repo, path from changed) p
     cross join vocabulary v
 ),
@@ -141,6 +145,8 @@ matched as (
         c.repo,
         c.number,
         c.change_type,
+        c.change_type_signal,
+        nullif(regexp_extract(c.title, '(?:^|[\s=<>(])(v?\d+(?:\.\d+)+(?:[.-]?rc\d*)?)', 1), '') as version,
         coalesce(f.docs_only, false) as docs_only,
         coalesce(f.ci_only, false) as ci_only,
         coalesce(f.dependency_only, false) as dependency_only,
@@ -170,6 +176,13 @@ hits as (
     join rules r on r.source = 'title' and ends_with(r.keyword, '*') and starts_with(h.hit, rtrim(r.keyword, '*'))
         -- as many words as the keyword: `qwen*` names "qwen3", not "qwen3 vl"
         and length(h.hit) - length(replace(h.hit, ' ', '')) = length(r.keyword) - length(replace(r.keyword, ' ', ''))
+    union all
+    select repo, number, topic, position, 2, 'the change type came from ' || m.change_type_signal
+    from matched m join rules r on r.source = 'signal' and r.keyword = m.change_type_signal
+    union all
+    select repo, number, topic, position, 2, 'the title names version ' || m.version
+    from matched m join rules r on r.source = 'version'
+    where m.version is not null and m.change_type_signal <> 'title_release'
     union all
     select repo, number, topic, position, 3, 'the description says "' || h.hit || '"'
     from (select repo, number, unnest(text_hits) as hit from matched) h

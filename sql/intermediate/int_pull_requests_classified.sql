@@ -74,11 +74,13 @@ file_signals as (
         repo,
         number,
         bool_or(is_test) as touches_tests,
-        bool_and(is_doc) as docs_only,
-        bool_and(is_test) as tests_only,
-        bool_and(is_ci) as ci_only,
+        -- example scripts and notebooks count as documentation, not code
+        bool_or(is_code and not regexp_matches(path, '(^|/)examples?/')) as has_code,
+        coalesce(sum(lines) filter (where is_ci), 0) as ci_lines,
+        coalesce(sum(lines) filter (where is_test and not is_ci), 0) as test_lines,
         bool_and(is_dependency) as dependency_only,
         bool_or(not is_test) as has_non_test,
+        sum(lines) as total_lines,
         coalesce(sum(lines) filter (where is_code), 0) as code_lines,
         min(path) filter (where change_type = 'ADDED' and is_code
             and regexp_matches(path, '\.(py|pyx|go|rs|ts|tsx|js|jsx|java|kt|scala|c|cc|cpp|h|hpp|cu|cuh|rb|swift|cs|php|lua|jl)$')
@@ -151,7 +153,8 @@ title_tokens as (
             list_transform(
                 flatten(list_transform(
                     regexp_extract_all(bracket_prefix, '\[([^\]]*)\]', 1),
-                    lambda t: string_split(t, ',')
+                    -- `[BREAKING config]` is the breaking tag and a module
+                    lambda t: string_split(regexp_replace(t, '^\s*(?i:breaking)\s+', 'breaking,'), ',')
                 )),
                 lambda t: regexp_replace(lower(trim(t)), '\s+', ' ', 'g')
             ),
@@ -165,8 +168,9 @@ title_tokens as (
 title_prefixes as (
     select
         *,
+        -- `Series::round` is a path, not a `type:` (the colons hidden, the lengths kept)
         regexp_extract(
-            rest,
+            replace(rest, '::', '__'),
             '^(([A-Za-z][A-Za-z_/-]*(?: [A-Za-z][A-Za-z_-]*)?)\s*(?:\(([^)]*)\)|\[([^\]]*)\])?\s*(!)?\s*[:：])',
             ['prefix', 'type', 'scope', 'bracket_scope', 'bang']
         ) as typed_prefix,
@@ -212,6 +216,7 @@ typed as (
         list_filter(
             list_transform(t.tokens, lambda x: v.type_of_alias[x]), lambda x: x is not null
         )[1] as tag_type,
+        v.type_of_verb[t.first_word] as first_verb_type,
         -- the first word, or the second after a language (`python use buffered writers`)
         coalesce(
             v.type_of_verb[t.first_word],
@@ -291,10 +296,17 @@ modules as (
         t.*,
         -- in title order: the first named module is the primary area
         list_filter(
+            -- a version is no part of a module's name: `[python 0.6.7]` is the tag `python`
             list_transform(list_concat(t.raw_modules, t.label_areas), lambda x:
-                coalesce(r.area_of_alias[x], v.area_of_alias[x], replace(x, ' ', '_'))),
+                coalesce(r.area_of_alias[x], v.area_of_alias[x],
+                    replace(trim(regexp_replace(x, '(^|\s)v?\d+(\.\d+)+\S*', ' ', 'g')), ' ', '_'))),
             lambda x: x <> '' and not list_contains(v.scope_tags, x)
-                and regexp_replace(x, '[-_. ]', '', 'g') <> t.repo_key
+                -- the repository's name, alone or with a language (`py-polars`)
+                and not list_contains(
+                    list_concat([t.repo_key],
+                        list_transform(v.language_tags, lambda l: l || t.repo_key),
+                        list_transform(v.language_tags, lambda l: t.repo_key || l)),
+                    regexp_replace(x, '[-_. ]', '', 'g'))
         ) as named_areas,
         list_filter(t.raw_modules, lambda x: list_contains(v.scope_tags, x)) as title_tags,
         len(t.version_tokens) > 0
@@ -357,15 +369,20 @@ classified as (
         coalesce(
             p.label_type,
             case when p.is_revert_title then 'revert' end,
+            k.non_code_type,
+            case when p.revert_commit is not null or p.revert_number_text is not null then 'revert' end,
+            -- a weak type gives way to what the title's verb says: `feat: optimize ...` is
+            -- performance work, `chore: fix ...` a fix, `feat: update X to 1.2` a version bump
+            case
+                when p.title_type in ('feat', 'refactor', 'chore') and p.first_verb_type = 'perf' then 'perf'
+                when p.title_type = 'chore' and p.first_verb_type = 'fix' then 'fix'
+                when p.title_type in ('feat', 'refactor') and p.first_verb_type = 'chore'
+                     and regexp_matches(p.title, '(^|[\s=<>(v])\d+(\.\d+)+') then 'chore'
+            end,
             p.title_type,
             p.emoji_type,
             p.tag_type,
             case when p.is_release_title then 'chore' end,
-            case
-                when f.docs_only then 'docs'
-                when f.tests_only then 'test'
-                when f.ci_only then 'ci'
-            end,
             p.bot_type,
             p.verb_type,
             p.word_type,
@@ -380,11 +397,17 @@ classified as (
         case
             when p.label_type is not null then 'label'
             when p.is_revert_title then 'title_revert'
+            when k.non_code_type is not null then 'paths'
+            when p.revert_commit is not null or p.revert_number_text is not null then 'description'
+            when p.title_type in ('feat', 'refactor', 'chore') and p.first_verb_type in ('perf', 'fix', 'chore')
+                 and (p.first_verb_type <> 'fix' or p.title_type = 'chore')
+                 and (p.first_verb_type <> 'chore' or regexp_matches(p.title, '(^|[\s=<>(v])\d+(\.\d+)+'))
+                 and not (p.title_type = 'chore' and p.first_verb_type = 'chore')
+                then 'title_verb'
             when p.title_type is not null then 'title_type'
             when p.emoji_type is not null then 'title_emoji'
             when p.tag_type is not null then 'title_tag'
             when p.is_release_title then 'title_release'
-            when f.docs_only or f.tests_only or f.ci_only then 'paths'
             when p.bot_type is not null then 'bot'
             when p.verb_type is not null then 'title_verb'
             when p.word_type is not null or p.performance_word is not null then 'title_word'
@@ -394,13 +417,19 @@ classified as (
         end as change_type_signal,
         p.breaking_reason is not null as is_breaking,
         p.breaking_reason,
-        coalesce(p.named_areas[1], pa.primary_path_area, 'misc') as primary_area,
+        -- a change without code is placed by its paths (docs, ci, examples), whatever its title
+        coalesce(
+            case when k.non_code_type in ('docs', 'ci') then pa.primary_path_area end,
+            p.named_areas[1], pa.primary_path_area, 'misc'
+        ) as primary_area,
         case
+            when k.non_code_type in ('docs', 'ci') and len(pa.path_areas) > 0 then pa.path_areas
             when len(p.named_areas) > 0 then list_sort(list_distinct(p.named_areas))
             when len(pa.path_areas) > 0 then pa.path_areas
             else ['misc']
         end as areas,
         case
+            when k.non_code_type in ('docs', 'ci') and pa.primary_path_area is not null then 'paths'
             when len(p.named_areas) > 0 then 'title'
             when pa.primary_path_area is not null then 'paths'
             else 'none'
@@ -427,6 +456,21 @@ classified as (
     cross join vocabulary v
     left join file_signals f using (repo, number)
     left join path_areas pa using (repo, number)
+    -- a change without code is what its files are, whatever the title says: the kind the
+    -- title's type names if it changed any, else the kind with the most changed lines (CI,
+    -- then tests, then documentation on a tie)
+    cross join lateral (
+        select case when not f.has_code then
+            case
+                when p.title_type = 'ci' and f.ci_lines > 0 then 'ci'
+                when p.title_type = 'test' and f.test_lines > 0 then 'test'
+                when p.title_type = 'docs' and f.ci_lines + f.test_lines < f.total_lines then 'docs'
+                when f.ci_lines > 0 and f.ci_lines >= greatest(f.test_lines, f.total_lines - f.ci_lines - f.test_lines) then 'ci'
+                when f.test_lines > 0 and f.test_lines >= f.total_lines - f.ci_lines - f.test_lines then 'test'
+                else 'docs'
+            end
+        end as non_code_type
+    ) k
 )
 
 select * from classified
