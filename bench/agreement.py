@@ -96,24 +96,24 @@ def worst(rows: list[dict], count: int = 10) -> list[dict]:
     return sorted((r for r in rows if badness(r)[0] < 0), key=badness)[:count]
 
 
-def report(conn: duckdb.DuckDBPyConnection, path: Path, repos: list[str]) -> dict:
+def report(conn: duckdb.DuckDBPyConnection, path: Path, repos: list[str], out=print) -> dict:
     """Print and return agreement per repository and in all, with the worst disagreements."""
     labels = [r for r in read_labels(path) if r["repo"] in repos]
     rows = compare(conn, labels)
     result = {"all": summarise(rows)}
-    print(f"\nagreement with {len(labels)} labelled PRs ({len(rows)} found in the warehouse)")
+    out(f"\nagreement with {len(labels)} labelled PRs ({len(rows)} found in the warehouse)")
     for repo in repos:
         result[repo] = summarise([r for r in rows if r["repo"] == repo])
     for name, s in result.items():
         if s.get("prs"):
-            print(
+            out(
                 f"  {name}: {s['prs']} PRs, type {s['type']:.1%}, area {s['area']:.1%}, "
                 f"topics {s['topics_jaccard']:.1%} (Jaccard; {s['topics_exact']:.1%} exact)"
             )
     result["worst"] = worst(rows)
-    print("  the ten worst disagreements (label -> fact):")
+    out("  the ten worst disagreements (label -> fact):")
     for r in result["worst"]:
-        print(
+        out(
             f"    {r['repo']}#{r['number']} {r['title'][:70]!r}: type {r['type'][0]}->"
             f"{r['type'][1]}, area {r['area'][0]}->{r['area'][1]}, topics "
             f"{';'.join(r['topics'][0])}->{';'.join(r['topics'][1])} [{r['signals']}]"

@@ -37,6 +37,7 @@ WINDOWS = {
     "verl-project/verl": (date(2026, 5, 4), date(2026, 8, 17)),
     "pola-rs/polars": (date(2026, 4, 6), date(2026, 7, 20)),
 }
+FOCUS_WEEK = date(2026, 7, 20)  # 2026-W30, checked by name for verl
 
 
 def write_lake(dataset: Path, repo: str, lake: Path) -> int:
@@ -151,28 +152,75 @@ def forbidden_areas(conn: duckdb.DuckDBPyConnection, repo: str) -> set[str]:
 
 
 def _topics(conn: duckdb.DuckDBPyConnection, where: str, params: list) -> dict[str, int]:
-    try:
-        rows = conn.execute(
-            f"select topic, sum(pr_count) from marts.fct_weekly_topics where {where} "
-            "group by all order by 2 desc, 1",
-            params,
-        ).fetchall()
-    except duckdb.CatalogException:
-        return {}
+    rows = conn.execute(
+        f"select topic, sum(pr_count) from marts.fct_weekly_topics where {where} "
+        "group by all order by 2 desc, 1",
+        params,
+    ).fetchall()
     return {topic: int(n) for topic, n in rows}
 
 
-def print_figures(repo: str, label: str, f: dict) -> None:
-    print(f"\n{repo}, {label}: {f['prs']:,} PRs")
-    print(f"  other: {f['other_share']:.1%}")
+def focus_week(conn: duckdb.DuckDBPyConnection, repo: str, week: date) -> dict:
+    """The week issue 12 checks by name: its performance PRs and its theme."""
+    ((theme, topics),) = conn.execute(
+        "select theme, theme_topics from marts.fct_weekly_summary "
+        "where repo = ? and week_start = ?",
+        [repo, week],
+    ).fetchall() or [(None, None)]
+    performance = conn.execute(
+        "select numbers from marts.fct_weekly_topics "
+        "where repo = ? and week_start = ? and topic = 'performance'",
+        [repo, week],
+    ).fetchall()
+    return {
+        "week": week.isoformat(),
+        "theme": theme,
+        "theme_topics": topics,
+        "performance_prs": performance[0][0] if performance else [],
+    }
+
+
+def print_figures(repo: str, label: str, f: dict, out=print) -> None:
+    out(f"\n{repo}, {label}: {f['prs']:,} PRs")
+    out(f"  other: {f['other_share']:.1%}")
     top = ", ".join(f"{a} {s:.1%}" for a, _, s in f["top_areas"])
-    print(f"  primary areas: largest {f['max_area_share']:.1%} ({top})")
+    out(f"  primary areas: largest {f['max_area_share']:.1%} ({top})")
     bad = ", ".join(f"{a} ({n})" for a, n in f["forbidden_areas"]) or "none"
-    print(f"  areas named after a language, the repository or a container: {bad}")
-    if f["topics"]:
-        print("  topics: " + ", ".join(f"{t} {n}" for t, n in f["topics"].items()))
+    out(f"  areas named after a language, the repository or a container: {bad}")
+    out("  topics: " + ", ".join(f"{t} {n}" for t, n in f["topics"].items()))
     themes = ", ".join(f"{t} {s:.0%}" for t, _, s in f["top_themes"])
-    print(f"  themes over {f['theme_weeks']} weeks: largest {f['max_theme_share']:.1%} ({themes})")
+    out(f"  themes over {f['theme_weeks']} weeks: largest {f['max_theme_share']:.1%} ({themes})")
+
+
+def run(
+    datasets: dict[str, Path], labels: Path = agreement.LABELS, keep: Path | None = None, out=print
+) -> dict:
+    """Build the datasets' histories, print their figures with `out` and return them."""
+    results: dict = {}
+    with tempfile.TemporaryDirectory(prefix="prweekly-facts-") as tmp:
+        home = keep or Path(tmp)
+        if keep:
+            shutil.rmtree(home, ignore_errors=True)
+            home.mkdir(parents=True)
+        conn = build(home, datasets)
+        try:
+            for repo in datasets:
+                first, last = WINDOWS[repo]
+                whole = figures(conn, repo, date(2000, 1, 3), date(2100, 1, 4))
+                window = figures(conn, repo, first, last)
+                print_figures(repo, "whole history", whole, out)
+                print_figures(repo, f"weeks {first}..{last}", window, out)
+                focus = focus_week(conn, repo, FOCUS_WEEK)
+                out(
+                    f"  {FOCUS_WEEK}: performance PRs {focus['performance_prs']}, "
+                    f"theme {focus['theme']!r}"
+                )
+                results[repo] = {"whole": whole, "window": window, "focus_week": focus}
+            if labels.is_file():
+                results["agreement"] = agreement.report(conn, labels, list(datasets), out)
+        finally:
+            conn.close()
+    return results
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -188,25 +236,7 @@ def main(argv: list[str] | None = None) -> int:
     missing = [str(p) for p in datasets.values() if not p.is_file()]
     if missing:
         parser.error(f"dataset not found: {', '.join(missing)}")
-    results: dict = {}
-    with tempfile.TemporaryDirectory(prefix="prweekly-facts-") as tmp:
-        home = args.keep or Path(tmp)
-        if args.keep:
-            shutil.rmtree(home, ignore_errors=True)
-            home.mkdir(parents=True)
-        conn = build(home, datasets)
-        try:
-            for repo in datasets:
-                first, last = WINDOWS[repo]
-                whole = figures(conn, repo, date(2000, 1, 3), date(2100, 1, 4))
-                window = figures(conn, repo, first, last)
-                print_figures(repo, "whole history", whole)
-                print_figures(repo, f"weeks {first}..{last}", window)
-                results[repo] = {"whole": whole, "window": window}
-            if args.labels.is_file():
-                results["agreement"] = agreement.report(conn, args.labels, list(datasets))
-        finally:
-            conn.close()
+    results = run(datasets, args.labels, args.keep)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2, default=str) + "\n")
     return 0
