@@ -102,6 +102,7 @@ path_words as (
 ),
 
 -- the description's prose: paragraphs that are not quotes, check lists, comments or code
+-- (each regex runs only on the descriptions where a plain search finds its mark)
 prose as (
     select
         repo,
@@ -109,10 +110,15 @@ prose as (
         lower(title) as title_text,
         lower(left(array_to_string(list_filter(
             string_split_regex(
-                regexp_replace(replace(coalesce(body, ''), chr(13), ''), '(?s)<!--.*?-->|```.*?```', ' ', 'g'),
+                case
+                    when contains(body, '<!--') or contains(body, '```')
+                        then regexp_replace(replace(body, chr(13), ''), '(?s)<!--.*?-->|```.*?```', ' ', 'g')
+                    else replace(coalesce(body, ''), chr(13), '')
+                end,
                 '\n[ \t]*\n'
             ),
-            lambda para: not regexp_matches(para, '^\s*(>|[-*+]\s*\[[ xX]\])')
+            lambda para: not (contains(para, '>') or contains(para, '['))
+                or not regexp_matches(para, '^\s*(>|[-*+]\s*\[[ xX]\])')
         ), chr(10)), 4000)) as body_text
     from prs
 ),
