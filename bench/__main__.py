@@ -2,10 +2,10 @@
 
 Runs the extraction bench (through the emulator), the verl backfill (CLI and Dagster, end to
 end), the facts of the shared histories against issue 12's targets and the labelled set
-(`bench/facts.py`) and the scale bench (generated lake), prints each figure against its target and writes
-them all to `bench/results.json`. Figures are medians of `--runs` runs; the full-scale build of
-every model runs `--build-runs` times (default: `--runs`; the one-off build from week files
-alone, without compacted copies, runs once).
+(`bench/facts.py`) and the scale bench (generated lake), prints each figure against its
+target and writes them all to `bench/results.json`. Figures are medians of `--runs` runs; the
+full-scale build of every model runs `--build-runs` times (default: `--runs`; the one-off build
+from week files alone, without compacted copies, runs once).
 """
 
 from __future__ import annotations
