@@ -4,15 +4,16 @@
 -- pull request names, for each merged pull request.
 --
 -- Change type, first signal that decides: a label (seeds/change_type_aliases.csv); a title
--- that starts with `Revert`; the title's `type:` after its [modules] or a conventional commit
+-- that starts with `Revert`; for a change without code, what its files are (CI, tests or
+-- documentation); a revert the description names; a weak title type that its verb overrides
+-- (`feat: optimize ...`); the title's `type:` after its [modules] or a conventional commit
 -- `type(scope)!:` or `type[scope]:`, or an upper-case prefix such as `ENH:` or `MNT `; a
 -- gitmoji or emoji prefix (seeds/title_emoji.csv); a bracket tag such as [Bugfix]; a release
--- or version-bump title (seeds/release_words.csv); the changed paths (docs, tests or CI only);
--- a bot author (seeds/bot_authors.csv); the title's first word, then any word of it that
--- counts anywhere (seeds/title_verbs.csv); the description (a checked type box, `Fixes #N`,
--- its first verb); the paths again (dependency manifests only, a new source file); else
--- `other`. Title scopes that name a language or layer (seeds/scope_tags.csv) or the
--- repository are tags, not areas.
+-- or version-bump title (seeds/release_words.csv); a bot author (seeds/bot_authors.csv); the
+-- title's first word, then any word of it that counts anywhere (seeds/title_verbs.csv); the
+-- description (a checked type box, `Fixes #N`, its first verb); the paths again (dependency
+-- manifests only, a new source file); else `other`. Title scopes that name a language,
+-- layer or catch-all (seeds/scope_tags.csv) or the repository are tags, not areas.
 with prs as (
     select * from {{ ref('stg_pull_requests') }}
     {% if is_incremental() %}
@@ -308,7 +309,6 @@ modules as (
                         list_transform(v.language_tags, lambda l: t.repo_key || l)),
                     regexp_replace(x, '[-_. ]', '', 'g'))
         ) as named_areas,
-        list_filter(t.raw_modules, lambda x: list_contains(v.scope_tags, x)) as title_tags,
         len(t.version_tokens) > 0
             and coalesce(list_bool_and(list_transform(t.release_other_words, lambda w:
                 list_contains(v.release_words, w)
@@ -337,6 +337,14 @@ described as (
                       and m.word_type in ('docs', 'test', 'ci', 'perf', 'fix')
                 then m.word_type else m.verb_type end as verb_type
         ),
+        -- a weak title type gives way to what its verb says: `feat: optimize ...` is
+        -- performance work, `chore: fix ...` a fix, `feat: update X to 1.2` a version bump
+        case
+            when m.title_type in ('feat', 'refactor', 'chore') and m.first_verb_type = 'perf' then 'perf'
+            when m.title_type = 'chore' and m.first_verb_type = 'fix' then 'fix'
+            when m.title_type in ('feat', 'refactor') and m.first_verb_type = 'chore'
+                 and regexp_matches(m.title, '(^|[\s=<>(v])\d+(\.\d+)+') then 'chore'
+        end as verb_over_type,
         case when coalesce(m.label_type, m.title_type, m.emoji_type, m.tag_type, m.bot_type,
                            m.verb_type, m.word_type) is null
                   and not m.is_revert_title and not m.is_release_title then
@@ -371,14 +379,7 @@ classified as (
             case when p.is_revert_title then 'revert' end,
             k.non_code_type,
             case when p.revert_commit is not null or p.revert_number_text is not null then 'revert' end,
-            -- a weak type gives way to what the title's verb says: `feat: optimize ...` is
-            -- performance work, `chore: fix ...` a fix, `feat: update X to 1.2` a version bump
-            case
-                when p.title_type in ('feat', 'refactor', 'chore') and p.first_verb_type = 'perf' then 'perf'
-                when p.title_type = 'chore' and p.first_verb_type = 'fix' then 'fix'
-                when p.title_type in ('feat', 'refactor') and p.first_verb_type = 'chore'
-                     and regexp_matches(p.title, '(^|[\s=<>(v])\d+(\.\d+)+') then 'chore'
-            end,
+            p.verb_over_type,
             p.title_type,
             p.emoji_type,
             p.tag_type,
@@ -399,11 +400,7 @@ classified as (
             when p.is_revert_title then 'title_revert'
             when k.non_code_type is not null then 'paths'
             when p.revert_commit is not null or p.revert_number_text is not null then 'description'
-            when p.title_type in ('feat', 'refactor', 'chore') and p.first_verb_type in ('perf', 'fix', 'chore')
-                 and (p.first_verb_type <> 'fix' or p.title_type = 'chore')
-                 and (p.first_verb_type <> 'chore' or regexp_matches(p.title, '(^|[\s=<>(v])\d+(\.\d+)+'))
-                 and not (p.title_type = 'chore' and p.first_verb_type = 'chore')
-                then 'title_verb'
+            when p.verb_over_type is not null then 'title_verb'
             when p.title_type is not null then 'title_type'
             when p.emoji_type is not null then 'title_emoji'
             when p.tag_type is not null then 'title_tag'
