@@ -239,11 +239,7 @@ def test_title_conventions_labels_and_path_fallbacks(crafted: Path) -> None:
     assert facts[6][:3] == ("perf", "title_tag", "engine")  # [Perf]
     assert facts[7][:3] == ("docs", "paths", "docs")  # [Doc], and docs-only paths
     assert facts[8][:3] == ("ci", "paths", "ci")  # [CI], and CI-only paths
-    assert facts[9][:3] == (
-        "refactor",
-        "title_verb",
-        "util",
-    )  # [Misc] is a catch-all: no type, no area
+    assert facts[9][:3] == ("refactor", "title_verb", "util")  # [Misc]: no type, no area
     assert facts[10][:3] == ("docs", "paths", "docs")  # docs-only paths beat the verb
     assert facts[11][:3] == ("test", "paths", "engine")  # tests/engine/ counts for engine
     assert facts[12][:3] == ("ci", "paths", "ci")
