@@ -1,10 +1,11 @@
 """Every bench, one table: `python -m bench [--scale full|medium|small] [--runs N]` (`make bench`).
 
 Runs the extraction bench (through the emulator), the verl backfill (CLI and Dagster, end to
-end) and the scale bench (generated lake), prints each figure against its target and writes
-them all to `bench/results.json`. Figures are medians of `--runs` runs; the full-scale build of
-every model runs `--build-runs` times (default: `--runs`; the one-off build from week files
-alone, without compacted copies, runs once).
+end), the facts of the shared histories against issue 12's targets and the labelled set
+(`bench/facts.py`) and the scale bench (generated lake), prints each figure against its
+target and writes them all to `bench/results.json`. Figures are medians of `--runs` runs; the
+full-scale build of every model runs `--build-runs` times (default: `--runs`; the one-off build
+from week files alone, without compacted copies, runs once).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import backfill, extract, scale
+from bench import backfill, extract, facts, scale
 
 RESULTS = Path(__file__).resolve().parent / "results.json"
 
@@ -66,6 +67,7 @@ def _rows(results: dict) -> list[tuple[str, str, str, bool | None]]:
                 bf["report_ms"] < 200,
             )
         )
+    rows.extend(_facts_rows(results.get("facts") or {}))
     for sc in results.get("scale", []):
         label = f"{sc['prs']:,} PRs ({sc['repos']}x{sc['weeks']}x{sc['prs_per_week']})"
         big = sc["scale"] == "full"
@@ -138,6 +140,49 @@ def _rows(results: dict) -> list[tuple[str, str, str, bool | None]]:
     return rows
 
 
+def _facts_rows(results: dict) -> list[tuple[str, str, str, bool | None]]:
+    """The facts of the shared histories (bench/facts.py) against issue 12's targets."""
+    rows: list[tuple[str, str, str, bool | None]] = []
+    for repo, figures in results.items():
+        if repo == "agreement":
+            continue
+        window = figures["window"]
+        rows.append(
+            (
+                f"facts {repo}, issue 12's weeks: PRs typed other",
+                f"{window['other_share']:.1%}",
+                "< 2%",
+                window["other_share"] < 0.02,
+            )
+        )
+        rows.append(
+            (
+                "  largest primary area's share of PRs",
+                f"{window['max_area_share']:.1%}",
+                "<= 35%",
+                window["max_area_share"] <= 0.35,
+            )
+        )
+        share = figures["whole"]["max_theme_share"]
+        rows.append(
+            (
+                "  whole history: largest share of weeks one theme takes",
+                f"{share:.1%}",
+                "<= 33.3%",
+                share <= 1 / 3,
+            )
+        )
+    agreement = (results.get("agreement") or {}).get("all") or {}
+    if agreement.get("prs"):
+        label = f"agreement with {agreement['prs']} labelled PRs: change type"
+        rows.append((label, f"{agreement['type']:.1%}", ">= 90%", agreement["type"] >= 0.9))
+        rows.append(
+            ("  primary area", f"{agreement['area']:.1%}", ">= 85%", agreement["area"] >= 0.85)
+        )
+        rows.append(("  topics (mean Jaccard)", f"{agreement['topics_jaccard']:.1%}", "", None))
+    return rows
+
+
 def table(results: dict) -> str:
     rows = _rows(results)
     width = max(len(r[0]) for r in rows)
@@ -164,7 +209,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--build-runs", type=int, help="runs of the full-scale build (default: --runs)"
     )
-    parser.add_argument("--skip", choices=["extract", "backfill", "scale"], action="append")
+    parser.add_argument(
+        "--skip", choices=["extract", "backfill", "facts", "scale"], action="append"
+    )
     args = parser.parse_args(argv)
     skip = set(args.skip or [])
     results: dict = {
@@ -183,6 +230,10 @@ def main(argv: list[str] | None = None) -> int:
     if "backfill" not in skip:
         _log(f"backfill: prweekly build of the whole verl history, {args.runs} runs ...")
         results["backfill"] = backfill.run(dataset, args.runs)
+    datasets = {r: p for r, p in facts.DATASETS.items() if p.is_file()}
+    if "facts" not in skip and datasets:
+        _log("facts: every model over the shared histories, against the labelled set ...")
+        results["facts"] = facts.run(datasets, out=_log)
     if "scale" not in skip:
         results["scale"] = []
         for size in args.scale or ["small", "full"]:

@@ -52,6 +52,7 @@ marts:
   marts.fct_weekly_summary      one row per repository and week: volume, authors, theme
   marts.fct_weekly_area_trends  one row per repository, week and area: PRs against the trend
   marts.fct_weekly_risks        one row per week, risk flag and PR, with the reason
+  marts.fct_weekly_topics       one row per repository, week and topic: PRs, importance, trend
 
 examples:
   prweekly sql "select number, title, importance from marts.fct_pull_requests limit 5"

@@ -22,7 +22,7 @@ def test_every_sql_model_is_an_asset_with_its_yaml_checks() -> None:
     assert ("fct_pull_requests", "unique_repo_number") in checks
     assert ("fct_weekly_area_trends", "accepted_values_trend") in checks
     deps = {k.to_user_string() for k in graph.get(dg.AssetKey("fct_weekly_summary")).parent_keys}
-    assert {"fct_pull_requests", "stg_weekly_partitions", "seeds/themes"} <= deps
+    assert {"fct_pull_requests", "stg_weekly_partitions", "seeds/topics"} <= deps
 
 
 def test_dagster_validates_the_workspace() -> None:

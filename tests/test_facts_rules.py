@@ -237,9 +237,9 @@ def test_title_conventions_labels_and_path_fallbacks(crafted: Path) -> None:
     assert facts[4][:3] == ("fix", "title_type", "io")  # conventional scope
     assert facts[5][:3] == ("fix", "title_tag", "sim")  # [Bugfix]; area from the path
     assert facts[6][:3] == ("perf", "title_tag", "engine")  # [Perf]
-    assert facts[7][:3] == ("docs", "title_tag", "docs")  # [Doc]
-    assert facts[8][:3] == ("ci", "title_tag", "ci")  # [CI]
-    assert facts[9][:3] == ("chore", "title_tag", "misc")  # [Misc] is a type and an area
+    assert facts[7][:3] == ("docs", "paths", "docs")  # [Doc], and docs-only paths
+    assert facts[8][:3] == ("ci", "paths", "ci")  # [CI], and CI-only paths
+    assert facts[9][:3] == ("refactor", "title_verb", "util")  # [Misc]: no type, no area
     assert facts[10][:3] == ("docs", "paths", "docs")  # docs-only paths beat the verb
     assert facts[11][:3] == ("test", "paths", "engine")  # tests/engine/ counts for engine
     assert facts[12][:3] == ("ci", "paths", "ci")
@@ -360,6 +360,6 @@ def test_weekly_summary_volume_authors_and_theme(crafted: Path) -> None:
     assert weeks[W4][1:3] == (11.33, "falling")
     assert weeks[W6][1:3] == (8.5, "falling")
     assert [weeks[w][3] for w in (W1, W2, W3, W4)] == [2, 1, 1, 0]  # alice+bob, carol, dave
-    assert weeks[W5][4:] == ("performance and stability", "性能与稳定性", True)
-    assert weeks[W2][4:] == ("features and stability", "功能建设与稳定性", False)
+    assert weeks[W5][4:] == ("performance and stability", "性能优化与稳定性", True)
+    assert weeks[W2][4:] == ("stability and features", "稳定性与功能建设", False)
     assert weeks[W6][4] is None  # nothing merged

@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import json
+from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 import duckdb
 
 from orchestration.cli import main
+from orchestration.config import SQL_DIR
+from orchestration.lake import to_row, write_partition
+from orchestration.models.checks import run_checks
+from orchestration.models.project import load_project
+from orchestration.models.repository_settings import load_repository_settings
+from orchestration.models.run import load_seeds, materialize
 
 FLAGS = [
     "missing_tests",
@@ -93,3 +100,31 @@ def query(home: Path, sql: str, params: list | None = None) -> list[tuple]:
 
 def rows_by_number(home: Path, columns: str, table: str = "marts.fct_pull_requests") -> dict:
     return {r[0]: r[1:] for r in query(home, f"select number, {columns} from {table}")}
+
+
+def build_models(home: Path, nodes: dict[str, list[dict]], repositories_yml: str = "") -> Path:
+    """Every SQL model over crafted PRs, through the model runner the Dagster assets call.
+
+    For tests about the facts alone: the lake is written as the extract writes it (one file a
+    week), then seeds, settings and every model are built from an empty warehouse.
+    """
+    home.mkdir(parents=True, exist_ok=True)
+    if repositories_yml:
+        (home / "repositories.yml").write_text(repositories_yml, encoding="utf-8")
+    for repo, repo_nodes in nodes.items():
+        weeks: dict = defaultdict(list)
+        for node in repo_nodes:
+            row = to_row(node, repo)
+            weeks[row["week_start"]].append(row)
+        for week, rows in weeks.items():
+            write_partition(home / "lake", repo, week, rows)
+    project = load_project(SQL_DIR)
+    with duckdb.connect(str(home / "warehouse.duckdb")) as conn:
+        load_seeds(conn, project)
+        load_repository_settings(conn, home)
+        for name in project.order:
+            model = project.models[name]
+            materialize(conn, project, model, lake_dir=home / "lake", scope=None)
+            failed = [o.sql for o in run_checks(conn, project, model) if not o.passed]
+            assert not failed, f"{name}: data tests failed: {failed}"
+    return home

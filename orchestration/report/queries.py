@@ -31,6 +31,8 @@ class WeekFacts:
     thresholds: dict[str, float] = field(default_factory=dict)
     # the importance factors the marts score, also in a week with no PR to read them from
     factor_names: list[str] = field(default_factory=list)
+    # the week's topics (fct_weekly_topics) with PRs, each with its PRs as `prs`, busiest first
+    topics: list[dict] = field(default_factory=list)
 
     @property
     def week_end(self) -> date:
@@ -73,6 +75,30 @@ def _seed(conn: duckdb.DuckDBPyConnection, table: str, key: str, value: str) -> 
         return dict(conn.execute(f"select {key}, {value} from seeds.{table}").fetchall())
     except duckdb.Error:
         return {}
+
+
+def _topics(
+    conn: duckdb.DuckDBPyConnection, repo: str, week_start: date, prs: list[dict]
+) -> list[dict]:
+    """The week's topics, each with its PRs (most important first); [] for a warehouse built
+    before topics existed."""
+    try:
+        topics = _rows(
+            conn,
+            """
+            select topic, topic_en, topic_zh, pr_count, importance_sum, trailing_avg, trend, numbers
+            from marts.fct_weekly_topics
+            where repo = ? and week_start = ? and pr_count > 0
+            order by pr_count desc, importance_sum desc, topic
+            """,
+            [repo, week_start],
+        )
+    except duckdb.CatalogException:
+        return []
+    by_number = {pr["number"]: pr for pr in prs}
+    for topic in topics:
+        topic["prs"] = [by_number[n] for n in topic["numbers"] if n in by_number]
+    return topics
 
 
 def load_week(conn: duckdb.DuckDBPyConnection, repo: str, week_start: date) -> WeekFacts:
@@ -184,4 +210,5 @@ def load_week(conn: duckdb.DuckDBPyConnection, repo: str, week_start: date) -> W
         weights=weights,
         thresholds=thresholds,
         factor_names=factor_names,
+        topics=_topics(conn, repo, week_start, prs),
     )

@@ -1,10 +1,19 @@
 {{ config(materialized='incremental') }}
 
 -- One row per file changed by a merged pull request, classified: test, docs, CI, dependency
--- manifest or code; its area (seeds/area_path_rules.csv and repositories.yml, else the
--- repository's own layout); whether it is under a configured core path (seeds/core_paths.csv
--- and repositories.yml); and the hardware word
--- (seeds/keywords.csv) its path names, if any.
+-- manifest or code; its area; whether it is under a configured core path (seeds/core_paths.csv
+-- and repositories.yml); and the hardware word (seeds/keywords.csv) its path names, if any.
+--
+-- The area is a path rule's (repositories.yml, then seeds/area_path_rules.csv: the longest
+-- prefix wins, a repository's rule beating a `*` rule); else the first folder, from the top,
+-- that is not a container. A container holds components rather than being one: a folder of
+-- seeds/container_folders.csv (src/, crates/, packages/, tests/, ...), a language
+-- (seeds/scope_tags.csv), a folder named after the repository, alone or with a language
+-- (`polars/`, `py-polars/`, `polars-python/`), or a folder that holds at least
+-- `container_min_share` of the repository's code changes over the extracted history and two
+-- subfolders or more. Past the last container, a file is its own area: a dependency manifest
+-- is `build`, a test `tests`, a source file its name (`verl/protocol.py` is `protocol`), and
+-- anything else `root`.
 
 -- read twice (the distinct paths, the changes): scanning the table again costs less than the
 -- copy of all its rows that DuckDB keeps for a CTE used twice
@@ -19,6 +28,51 @@ hardware_words as (
     select list(distinct keyword) as words
     from {{ ref('keywords') }}
     where signal = 'hardware'
+),
+
+layout_words as (
+    select
+        (select list(distinct lower(folder)) from {{ ref('container_folders') }}) as containers,
+        (select list(distinct regexp_replace(lower(tag), '[-_. ]', '', 'g'))
+         from {{ ref('scope_tags') }} where kind = 'language') as languages,
+        (select max(value) from {{ ref('thresholds') }} where name = 'container_min_share')
+            as container_min_share
+),
+
+-- the folders that hold most of a repository's code changes, over everything extracted for
+-- it (not only the run's weeks), with two subfolders or more
+history as (
+    select repo, path, count(*) as changes
+    from {{ ref('stg_pull_request_files') }}
+    where not regexp_matches(path, '(^|/)(tests?|testing|docs?|examples?|\.github)/|\.(md|rst|txt|ipynb)$')
+    {% if is_incremental() %}
+      and repo = {{ var('repo') }}
+    {% endif %}
+    group by repo, path
+),
+
+folder_changes as (
+    select
+        h.repo,
+        array_to_string(s.segments[1:i], '/') as folder,
+        case when i + 1 < len(s.segments) then s.segments[i + 1] end as subfolder,
+        h.changes
+    from history h,
+        lateral (select string_split(lower(h.path), '/') as segments) s,
+        lateral (select unnest(range(1, len(s.segments))) as i) r
+),
+
+data_containers as (
+    select f.repo, list(f.folder) as folders
+    from (
+        select repo, folder, sum(changes) as changes, count(distinct subfolder) as subfolders
+        from folder_changes
+        group by repo, folder
+    ) f
+    join (select repo, sum(changes) as changes from history group by repo) t using (repo)
+    cross join layout_words w
+    where f.subfolders >= 2 and f.changes >= w.container_min_share * t.changes
+    group by f.repo
 ),
 
 -- Everything below depends only on the repository and the path, so each path is classified
@@ -42,6 +96,28 @@ kinds as (
         regexp_split_to_array(lower(p.path), '[/._-]+') as words,
         string_split(p.repo, '/')[2] as repo_name
     from paths p
+),
+
+-- for each folder of the path, from the top, whether it is a container
+layouts as (
+    select
+        k.* replace (regexp_replace(lower(k.repo_name), '[-_. ]', '', 'g') as repo_name),
+        list_transform(range(1, len(k.segments)), lambda i:
+            list_contains(w.containers, k.segments[i])
+            or list_contains(w.languages, regexp_replace(k.segments[i], '[-_. ]', '', 'g'))
+            or regexp_replace(k.segments[i], '[-_. ]', '', 'g') = k.repo_name
+            or (starts_with(regexp_replace(k.segments[i], '[-_. ]', '', 'g'), k.repo_name)
+                and list_contains(w.languages,
+                    substr(regexp_replace(k.segments[i], '[-_. ]', '', 'g'), length(k.repo_name) + 1)))
+            or (ends_with(regexp_replace(k.segments[i], '[-_. ]', '', 'g'), k.repo_name)
+                and list_contains(w.languages,
+                    left(regexp_replace(k.segments[i], '[-_. ]', '', 'g'),
+                        length(regexp_replace(k.segments[i], '[-_. ]', '', 'g')) - length(k.repo_name))))
+            or list_contains(coalesce(d.folders, []), array_to_string(k.segments[1:i], '/'))
+        ) as is_container
+    from kinds k
+    cross join layout_words w
+    left join data_containers d using (repo)
 ),
 
 -- the longest matching prefix rule wins; a rule for the repository beats a `*` rule
@@ -84,18 +160,20 @@ classified as (
             r.rule_area,
             case
                 when len(k.segments) = 1 then 'root'
-                -- the package directory when the top level is the project's own package,
-                -- `src` or the tests folder (so tests/engine/... counts for `engine`)
-                when k.segments[1] in ('src', 'lib', 'pkg', 'packages', 'test', 'tests',
-                                       lower(k.repo_name), replace(lower(k.repo_name), '-', '_'))
-                     and len(k.segments) > 2
-                    then k.segments[2]
-                else k.segments[1]
+                -- a hidden folder is named without its dot (`.agent/` is `agent`)
+                when list_position(k.is_container, false) is not null
+                    then ltrim(k.segments[list_position(k.is_container, false)], '.')
+                when k.is_dependency then 'build'
+                when k.is_test then 'tests'
+                when regexp_matches(k.segments[-1], '\.(py|pyx|go|rs|ts|tsx|js|jsx|java|kt|scala|c|cc|cpp|h|hpp|cu|cuh|rb|swift|cs|php|lua|jl)$')
+                     and not regexp_matches(k.segments[-1], '^(__init__|__main__|lib|main|mod|index|init)\.')
+                    then regexp_replace(k.segments[-1], '\.[^.]+$', '')
+                else 'root'
             end
         ) as area,
         c.core_prefix as configured_core_prefix,
         list_filter(k.words, lambda w: list_contains(h.words, w))[1] as hardware_word
-    from kinds k
+    from layouts k
     cross join hardware_words h
     left join ruled r using (repo, path)
     left join configured_core c using (repo, path)

@@ -4,9 +4,16 @@
 -- pull request names, for each merged pull request.
 --
 -- Change type, first signal that decides: a label (seeds/change_type_aliases.csv); a title
--- that starts with `Revert`; the title's `type:` after its [modules] or a conventional commit
--- `type(scope)!:`; a bracket tag such as [Bugfix]; the changed paths (docs, tests or CI only);
--- the title's first word, then any word of it (seeds/title_verbs.csv); else `other`.
+-- that starts with `Revert`; for a change without code, what its files are (CI, tests or
+-- documentation); a revert the description names; a weak title type that its verb overrides
+-- (`feat: optimize ...`); the title's `type:` after its [modules] or a conventional commit
+-- `type(scope)!:` or `type[scope]:`, or an upper-case prefix such as `ENH:` or `MNT `; a
+-- gitmoji or emoji prefix (seeds/title_emoji.csv); a bracket tag such as [Bugfix]; a release
+-- or version-bump title (seeds/release_words.csv); a bot author (seeds/bot_authors.csv); the
+-- title's first word, then any word of it that counts anywhere (seeds/title_verbs.csv); the
+-- description (a checked type box, `Fixes #N`, its first verb); the paths again (dependency
+-- manifests only, a new source file); else `other`. Title scopes that name a language,
+-- layer or catch-all (seeds/scope_tags.csv) or the repository are tags, not areas.
 with prs as (
     select * from {{ ref('stg_pull_requests') }}
     {% if is_incremental() %}
@@ -31,9 +38,23 @@ settings as (
 -- the seeds as lists and maps, so the rules below look words up in one step
 vocabulary as (
     select
-        (select map(list(lower(alias)), list(change_type)) from {{ ref('change_type_aliases') }}) as type_of_alias,
-        (select list(lower(alias)) filter (where not is_area) from {{ ref('change_type_aliases') }}) as type_only_words,
+        (select map(list(lower(alias)), list(change_type)) from {{ ref('change_type_aliases') }}
+         where not upper_case_only) as type_of_alias,
+        (select map(list(lower(alias)), list(change_type)) from {{ ref('change_type_aliases') }})
+            as type_of_upper_alias,
+        (select list(lower(alias)) filter (where not is_area) from {{ ref('change_type_aliases') }}
+         where not upper_case_only) as type_only_words,
         (select map(list(lower(verb)), list(change_type)) from {{ ref('title_verbs') }}) as type_of_verb,
+        (select map(list(lower(verb)), list(change_type)) from {{ ref('title_verbs') }} where anywhere)
+            as type_of_word,
+        (select map(list(lower(code)), list(change_type)) from {{ ref('title_emoji') }}) as type_of_emoji_code,
+        (select list({'emoji': emoji, 'change_type': change_type} order by length(emoji) desc, emoji)
+         from (select distinct emoji, change_type from {{ ref('title_emoji') }})) as emoji_types,
+        (select list(distinct lower(tag)) from {{ ref('scope_tags') }}) as scope_tags,
+        (select list(distinct lower(tag)) from {{ ref('scope_tags') }} where kind = 'language') as language_tags,
+        (select list(distinct lower(word)) from {{ ref('release_words') }}) as release_words,
+        (select list({'pattern': lower(login_pattern), 'change_type': change_type}) from {{ ref('bot_authors') }})
+            as bot_types,
         (select list(distinct lower(keyword)) from {{ ref('keywords') }} where signal = 'performance') as performance_words,
         (select list(distinct lower(keyword)) from {{ ref('keywords') }} where signal = 'hardware') as hardware_words,
         (select list(distinct lower(keyword)) from {{ ref('keywords') }} where signal = 'dependency') as dependency_words,
@@ -54,10 +75,13 @@ file_signals as (
         repo,
         number,
         bool_or(is_test) as touches_tests,
-        bool_and(is_doc) as docs_only,
-        bool_and(is_test) as tests_only,
-        bool_and(is_ci) as ci_only,
+        -- example scripts and notebooks count as documentation, not code
+        bool_or(is_code and not regexp_matches(path, '(^|/)examples?/')) as has_code,
+        coalesce(sum(lines) filter (where is_ci), 0) as ci_lines,
+        coalesce(sum(lines) filter (where is_test and not is_ci), 0) as test_lines,
+        bool_and(is_dependency) as dependency_only,
         bool_or(not is_test) as has_non_test,
+        sum(lines) as total_lines,
         coalesce(sum(lines) filter (where is_code), 0) as code_lines,
         min(path) filter (where change_type = 'ADDED' and is_code
             and regexp_matches(path, '\.(py|pyx|go|rs|ts|tsx|js|jsx|java|kt|scala|c|cc|cpp|h|hpp|cu|cuh|rb|swift|cs|php|lua|jl)$')
@@ -92,12 +116,35 @@ path_areas as (
     group by a.repo, a.number
 ),
 
+-- a gitmoji `:code:` or an emoji opening the title gives a type and is left out of the rest
+emoji_prefixes as (
+    select
+        p.*,
+        nullif(regexp_extract(p.title, '^\s*:([a-z0-9_+-]+):', 1), '') as emoji_code,
+        replace(ltrim(p.title), chr(65039), '') as plain_title,
+        list_filter(v.emoji_types, lambda e:
+            starts_with(replace(ltrim(p.title), chr(65039), ''), e.emoji))[1] as emoji_match
+    from prs p
+    cross join vocabulary v
+),
+
 title_parts as (
     select
-        *,
-        regexp_extract(title, '^\s*((\[[^\]]*\]\s*)+)', 1) as bracket_prefix,
+        * exclude (plain_title),
+        case
+            when emoji_code is not null then regexp_replace(title, '^\s*:[a-z0-9_+-]+:\s*', '')
+            when emoji_match is not null then ltrim(substr(plain_title, length(emoji_match.emoji) + 1))
+            else title
+        end as parse_title,
         list_transform(coalesce(labels, []), lambda l: lower(trim(l))) as label_names
-    from prs
+    from emoji_prefixes
+),
+
+title_brackets as (
+    select
+        *,
+        regexp_extract(parse_title, '^\s*((\[[^\]]*\]\s*)+)', 1) as bracket_prefix
+    from title_parts
 ),
 
 title_tokens as (
@@ -107,25 +154,29 @@ title_tokens as (
             list_transform(
                 flatten(list_transform(
                     regexp_extract_all(bracket_prefix, '\[([^\]]*)\]', 1),
-                    lambda t: string_split(t, ',')
+                    -- `[BREAKING config]` is the breaking tag and a module
+                    lambda t: string_split(regexp_replace(t, '^\s*(?i:breaking)\s+', 'breaking,'), ',')
                 )),
                 lambda t: regexp_replace(lower(trim(t)), '\s+', ' ', 'g')
             ),
             lambda t: t <> '' and not regexp_matches(t, '^[\d\s/.]+$|^\d+\s*/\s*\w+$')
         ) as tokens,
-        regexp_replace(trim(substr(title, length(bracket_prefix) + 1)), '^[:：\-\s]+', '') as rest
-    from title_parts
+        regexp_replace(trim(substr(parse_title, length(bracket_prefix) + 1)), '^[:：\-\s]+', '') as rest
+    from title_brackets
 ),
 
 -- the conventional-commit prefix `type(scope)!:`, matched once for all of its parts
 title_prefixes as (
     select
         *,
+        -- `Series::round` is a path, not a `type:` (the colons hidden, the lengths kept)
         regexp_extract(
-            rest,
-            '^(([A-Za-z][A-Za-z_/-]*(?: [A-Za-z][A-Za-z_-]*)?)\s*(?:\(([^)]*)\))?\s*(!)?\s*[:：])',
-            ['prefix', 'type', 'scope', 'bang']
-        ) as typed_prefix
+            replace(rest, '::', '__'),
+            '^(([A-Za-z][A-Za-z_/-]*(?: [A-Za-z][A-Za-z_-]*)?)\s*(?:\(([^)]*)\)|\[([^\]]*)\])?\s*(!)?\s*[:：])',
+            ['prefix', 'type', 'scope', 'bracket_scope', 'bang']
+        ) as typed_prefix,
+        -- an upper-case type word without a colon, as in `MNT Update ...` or `FIX make ...`
+        nullif(regexp_extract(rest, '^([A-Z]{2,})\s+[^\s:]', 1), '') as upper_word
     from title_tokens
 ),
 
@@ -133,10 +184,17 @@ title_fields as (
     select
         * exclude (typed_prefix),
         lower(typed_prefix.type) as prefix_word,
-        lower(typed_prefix.scope) as typed_scope,
+        regexp_full_match(typed_prefix.type, '[A-Z]{2,}') as prefix_is_upper,
+        lower(coalesce(nullif(typed_prefix.scope, ''), typed_prefix.bracket_scope)) as typed_scope,
         typed_prefix.bang = '!' as typed_bang,
         trim(substr(rest, length(typed_prefix.prefix) + 1)) as description,
-        regexp_split_to_array(lower(title), '[^a-z0-9]+') as title_words
+        regexp_split_to_array(lower(title), '[^a-z0-9]+') as title_words,
+        lower(regexp_extract(trim(substr(rest, length(typed_prefix.prefix) + 1)), '^\W*([A-Za-z]+)', 1)) as first_word,
+        lower(regexp_extract(trim(substr(rest, length(typed_prefix.prefix) + 1)), '^\W*[A-Za-z]+\W+([A-Za-z]+)', 1))
+            as second_word,
+        list_filter(regexp_split_to_array(lower(parse_title), '[\s,:;()\[\]"''`!]+'), lambda w: w <> '')
+            as title_tokens,
+        regexp_replace(lower(string_split(repo, '/')[2]), '[-_. ]', '', 'g') as repo_key
     from title_prefixes
 ),
 
@@ -150,17 +208,33 @@ typed as (
         -- `Revert "..."`, also after a type prefix such as `fix: Revert "..."`
         regexp_matches(t.rest, '^revert\b', 'i')
             or regexp_matches(t.description, '^revert\s*:?\s*["“]', 'i') as is_revert_title,
-        v.type_of_alias[t.prefix_word] as title_type,
+        coalesce(
+            case when t.prefix_is_upper then v.type_of_upper_alias[t.prefix_word]
+                 else v.type_of_alias[t.prefix_word] end,
+            case when coalesce(t.prefix_word, '') = '' then v.type_of_upper_alias[lower(t.upper_word)] end
+        ) as title_type,
+        coalesce(v.type_of_emoji_code[t.emoji_code], t.emoji_match.change_type) as emoji_type,
         list_filter(
             list_transform(t.tokens, lambda x: v.type_of_alias[x]), lambda x: x is not null
         )[1] as tag_type,
+        v.type_of_verb[t.first_word] as first_verb_type,
+        -- the first word, or the second after a language (`python use buffered writers`)
         coalesce(
-            v.type_of_verb[lower(regexp_extract(t.description, '^\W*([A-Za-z]+)', 1))],
-            v.type_of_alias[lower(regexp_extract(t.description, '^\W*([A-Za-z]+)', 1))]
+            v.type_of_verb[t.first_word],
+            v.type_of_alias[t.first_word],
+            case when list_contains(v.scope_tags, t.first_word) then v.type_of_verb[t.second_word] end
         ) as verb_type,
         list_filter(
-            list_transform(t.title_words, lambda w: v.type_of_verb[w]), lambda x: x is not null
+            list_transform(t.title_words, lambda w: v.type_of_word[w]), lambda x: x is not null
         )[1] as word_type,
+        -- a release or version bump: a version number, and every other word a release word, a
+        -- language or the repository's name (`Python Polars 1.2.0`, `Release: v1.9`)
+        list_filter(t.title_tokens, lambda w: regexp_matches(w, '^v?\d+(\.\d+)+([-.]?(rc|a|b|alpha|beta|dev|post|pre)\.?\d*)?$'))
+            as version_tokens,
+        list_filter(t.title_tokens, lambda w:
+            not regexp_matches(w, '^v?\d+(\.\d+)+([-.]?(rc|a|b|alpha|beta|dev|post|pre)\.?\d*)?$')
+            and not list_contains(v.language_tags, w)) as release_other_words,
+        list_filter(v.bot_types, lambda b: lower(coalesce(t.author, '')) like b.pattern)[1].change_type as bot_type,
         list_filter(t.title_words, lambda w: list_contains(v.performance_words, w))[1] as performance_word,
         list_filter(t.title_words, lambda w: list_contains(v.hardware_words, w))[1] as hardware_title_word,
         list_filter(t.title_words, lambda w: list_contains(v.dependency_words, w))[1] as dependency_title_word,
@@ -181,7 +255,7 @@ typed as (
             list_filter(t.tokens, lambda x:
                 v.type_of_alias[t.prefix_word] is not null
                 or not list_contains(v.type_only_words, x)),
-            list_transform(string_split(coalesce(t.typed_scope, ''), ','), lambda s: lower(trim(s))),
+            list_transform(string_split(coalesce(t.typed_scope, ''), ','), lambda s: trim(lower(s), ' !')),
             case
                 when t.prefix_word is not null and t.prefix_word <> 'breaking'
                      and v.type_of_alias[t.prefix_word] is null and not contains(t.prefix_word, ' ')
@@ -223,13 +297,73 @@ modules as (
         t.*,
         -- in title order: the first named module is the primary area
         list_filter(
+            -- a version is no part of a module's name: `[python 0.6.7]` is the tag `python`
             list_transform(list_concat(t.raw_modules, t.label_areas), lambda x:
-                coalesce(r.area_of_alias[x], v.area_of_alias[x], replace(x, ' ', '_'))),
-            lambda x: x <> ''
-        ) as named_areas
+                coalesce(r.area_of_alias[x], v.area_of_alias[x],
+                    replace(trim(regexp_replace(x, '(^|\s)v?\d+(\.\d+)+\S*', ' ', 'g')), ' ', '_'))),
+            lambda x: x <> '' and not list_contains(v.scope_tags, x)
+                -- the repository's name, alone or with a language (`py-polars`)
+                and not list_contains(
+                    list_concat([t.repo_key],
+                        list_transform(v.language_tags, lambda l: l || t.repo_key),
+                        list_transform(v.language_tags, lambda l: t.repo_key || l)),
+                    regexp_replace(x, '[-_. ]', '', 'g'))
+        ) as named_areas,
+        len(t.version_tokens) > 0
+            and coalesce(list_bool_and(list_transform(t.release_other_words, lambda w:
+                list_contains(v.release_words, w)
+                or list_contains(
+                    list_concat([t.repo_key],
+                        list_transform(v.language_tags, lambda l: l || t.repo_key),
+                        list_transform(v.language_tags, lambda l: t.repo_key || l)),
+                    regexp_replace(w, '[-_. ]', '', 'g')))), true)
+            and (len(t.release_other_words) > 0 or len(t.title_tokens) = len(t.version_tokens))
+            as is_release_title
     from typed t
     cross join vocabulary v
     left join repo_area_aliases r using (repo)
+),
+
+-- the description, read only where nothing before it decided: a checked box that names a
+-- type (`- [x] Bug fix (non-breaking change ...)`), `Fixes #N`, else the verb opening its
+-- first line of prose (`This PR adds ...`)
+described as (
+    select
+        m.* replace (
+            -- a weak first verb (add, update, remove, ...) gives way to a word of the title that
+            -- names docs, tests, CI, performance or a fix: `Add tests for ...`, `Improve read
+            -- performance`
+            case when m.verb_type in ('feat', 'chore', 'refactor')
+                      and m.word_type in ('docs', 'test', 'ci', 'perf', 'fix')
+                then m.word_type else m.verb_type end as verb_type
+        ),
+        -- a weak title type gives way to what its verb says: `feat: optimize ...` is
+        -- performance work, `chore: fix ...` a fix, `feat: update X to 1.2` a version bump
+        case
+            when m.title_type in ('feat', 'refactor', 'chore') and m.first_verb_type = 'perf' then 'perf'
+            when m.title_type = 'chore' and m.first_verb_type = 'fix' then 'fix'
+            when m.title_type in ('feat', 'refactor') and m.first_verb_type = 'chore'
+                 and regexp_matches(m.title, '(^|[\s=<>(v])\d+(\.\d+)+') then 'chore'
+        end as verb_over_type,
+        case when coalesce(m.label_type, m.title_type, m.emoji_type, m.tag_type, m.bot_type,
+                           m.verb_type, m.word_type) is null
+                  and not m.is_revert_title and not m.is_release_title then
+            coalesce(
+                case when contains(m.body, '[x]') or contains(m.body, '[X]') then
+                    list_filter(list_transform(
+                        regexp_extract_all(m.body, '(?m)^\s*[-*]\s*\[[xX]\]\s*([A-Za-z][A-Za-z /-]*[A-Za-z])', 1),
+                        lambda x: v.type_of_alias[lower(trim(x))]), lambda x: x is not null)[1]
+                end,
+                case when (contains(m.body, '#') or contains(m.body, '/issues/'))
+                          and regexp_matches(m.body, '(?i)\b(fix(es|ed)?|resolve[sd]?)\s*:?\s+(https://github\.com/[\w.-]+/[\w.-]+/issues/\d+|([\w.-]+/[\w.-]+)?#\d+)')
+                    then 'fix'
+                end,
+                v.type_of_verb[lower(regexp_extract(m.body,
+                    '(?m)^[ \t]*(?:[-*+][ \t]+)?(?:(?i:this (?:pr|pull request|change|commit|patch))[ \t]+)?([A-Za-z]+)', 1))]
+            )
+        end as description_type
+    from modules m
+    cross join vocabulary v
 ),
 
 classified as (
@@ -243,37 +377,56 @@ classified as (
         coalesce(
             p.label_type,
             case when p.is_revert_title then 'revert' end,
+            k.non_code_type,
+            case when p.revert_commit is not null or p.revert_number_text is not null then 'revert' end,
+            p.verb_over_type,
             p.title_type,
+            p.emoji_type,
             p.tag_type,
-            case
-                when f.docs_only then 'docs'
-                when f.tests_only then 'test'
-                when f.ci_only then 'ci'
-            end,
+            case when p.is_release_title then 'chore' end,
+            p.bot_type,
             p.verb_type,
             p.word_type,
             case when p.performance_word is not null then 'perf' end,
+            p.description_type,
+            case
+                when f.dependency_only then 'chore'
+                when f.new_module_path is not null then 'feat'
+            end,
             'other'
         ) as change_type,
         case
             when p.label_type is not null then 'label'
             when p.is_revert_title then 'title_revert'
+            when k.non_code_type is not null then 'paths'
+            when p.revert_commit is not null or p.revert_number_text is not null then 'description'
+            when p.verb_over_type is not null then 'title_verb'
             when p.title_type is not null then 'title_type'
+            when p.emoji_type is not null then 'title_emoji'
             when p.tag_type is not null then 'title_tag'
-            when f.docs_only or f.tests_only or f.ci_only then 'paths'
+            when p.is_release_title then 'title_release'
+            when p.bot_type is not null then 'bot'
             when p.verb_type is not null then 'title_verb'
             when p.word_type is not null or p.performance_word is not null then 'title_word'
+            when p.description_type is not null then 'description'
+            when f.dependency_only or f.new_module_path is not null then 'paths_fallback'
             else 'none'
         end as change_type_signal,
         p.breaking_reason is not null as is_breaking,
         p.breaking_reason,
-        coalesce(p.named_areas[1], pa.primary_path_area, 'misc') as primary_area,
+        -- a change without code is placed by its paths (docs, ci, examples), whatever its title
+        coalesce(
+            case when k.non_code_type in ('docs', 'ci') then pa.primary_path_area end,
+            p.named_areas[1], pa.primary_path_area, 'misc'
+        ) as primary_area,
         case
+            when k.non_code_type in ('docs', 'ci') and len(pa.path_areas) > 0 then pa.path_areas
             when len(p.named_areas) > 0 then list_sort(list_distinct(p.named_areas))
             when len(pa.path_areas) > 0 then pa.path_areas
             else ['misc']
         end as areas,
         case
+            when k.non_code_type in ('docs', 'ci') and pa.primary_path_area is not null then 'paths'
             when len(p.named_areas) > 0 then 'title'
             when pa.primary_path_area is not null then 'paths'
             else 'none'
@@ -296,10 +449,25 @@ classified as (
         p.is_revert_title or p.revert_number_text is not null or p.revert_commit is not null
             as is_revert,
         p.referenced_numbers
-    from modules p
+    from described p
     cross join vocabulary v
     left join file_signals f using (repo, number)
     left join path_areas pa using (repo, number)
+    -- a change without code is what its files are, whatever the title says: the kind the
+    -- title's type names if it changed any, else the kind with the most changed lines (CI,
+    -- then tests, then documentation on a tie)
+    cross join lateral (
+        select case when not f.has_code then
+            case
+                when p.title_type = 'ci' and f.ci_lines > 0 then 'ci'
+                when p.title_type = 'test' and f.test_lines > 0 then 'test'
+                when p.title_type = 'docs' and f.ci_lines + f.test_lines < f.total_lines then 'docs'
+                when f.ci_lines > 0 and f.ci_lines >= greatest(f.test_lines, f.total_lines - f.ci_lines - f.test_lines) then 'ci'
+                when f.test_lines > 0 and f.test_lines >= f.total_lines - f.ci_lines - f.test_lines then 'test'
+                else 'docs'
+            end
+        end as non_code_type
+    ) k
 )
 
 select * from classified

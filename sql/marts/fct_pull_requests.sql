@@ -28,6 +28,16 @@ weights as (
     select map(list(factor), list(weight)) as w from {{ ref('importance_weights') }}
 ),
 
+-- the topics a PR serves, in the order of seeds/topics.csv
+pr_topics as (
+    select repo, number, list(topic order by topic_position, topic) as topics
+    from {{ ref('int_pull_request_topics') }}
+    {% if is_incremental() %}
+    where repo = {{ var('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
+    {% endif %}
+    group by repo, number
+),
+
 factors as (
     select
         p.*,
@@ -115,7 +125,8 @@ final as (
         f.areas,
         f.area_signal,
         f.is_breaking,
-        f.is_performance,
+        f.is_performance or list_contains(coalesce(tp.topics, []), 'performance') as is_performance,
+        coalesce(tp.topics, []) as topics,
         f.additions,
         f.deletions,
         f.changed_files,
@@ -166,6 +177,7 @@ final as (
             as summary
     from scored f
     left join summaries s using (repo, number)
+    left join pr_topics tp using (repo, number)
 )
 
 select * from final

@@ -2,16 +2,21 @@
 
 -- One row per repository and extracted week, including weeks in which nothing merged.
 -- volume_trend compares merged_prs with the average of the trailing `trailing_weeks` extracted
--- weeks, with the thresholds of fct_weekly_area_trends. The theme names the signal carrying the
--- most importance (seeds/theme_signals.csv: the change type, or `performance` for a PR
--- recognised as performance work), joined by the second when it carries at least
--- `theme_second_share` of the week's importance (names in seeds/themes.csv).
+-- weeks, with the thresholds of fct_weekly_area_trends. The theme names the week's leading
+-- topics (fct_weekly_topics) that stand out from the repository's usual mix: among the topics
+-- with at least `theme_min_prs` PRs and `theme_min_share` of the week's importance, the one
+-- whose share most exceeds its share over the `theme_baseline_weeks` weeks before (a week
+-- where none qualifies takes the topic carrying the most importance), joined by the next such
+-- topic when it carries at least `theme_second_share` and more than its usual share. Names
+-- in English and Chinese from seeds/topics.csv.
 with settings as (
     select
         cast(max(value) filter (where name = 'trailing_weeks') as integer) as trailing_weeks,
         max(value) filter (where name = 'rising_ratio') as rising_ratio,
         max(value) filter (where name = 'rising_min_delta') as rising_min_delta,
         max(value) filter (where name = 'falling_ratio') as falling_ratio,
+        max(value) filter (where name = 'theme_min_prs') as theme_min_prs,
+        max(value) filter (where name = 'theme_min_share') as theme_min_share,
         max(value) filter (where name = 'theme_second_share') as theme_second_share
     from {{ ref('thresholds') }}
 ),
@@ -65,65 +70,43 @@ per_week as (
     group by p.repo, p.week_start
 ),
 
-signal_importance as (
+topics as (
     select
-        p.repo,
-        p.week_start,
-        case when p.is_performance then 'performance' else ts.signal end as signal,
-        -- a decimal sum: float addition in whatever order DuckDB picks made exact ties (and
-        -- shares exactly at theme_second_share) come out differently from one build to the next
-        sum(cast(p.importance as decimal(18, 1))) as importance
-    from prs p
-    left join {{ ref('theme_signals') }} ts on ts.change_type = p.change_type
-    group by all
+        t.*,
+        t.pr_count >= s.theme_min_prs and t.importance_share >= s.theme_min_share as can_lead,
+        t.importance_share - coalesce(t.baseline_share, 0) as excess_share
+    from {{ ref('fct_weekly_topics') }} t
+    cross join settings s
+    where t.pr_count > 0
+    {% if is_incremental() %}
+      and t.repo = {{ var('repo') }} and t.week_start between {{ var('start_week') }} and {{ var('end_week') }}
+    {% endif %}
 ),
 
-ranked_signals as (
+ranked_topics as (
     select
         *,
-        row_number() over (partition by repo, week_start order by importance desc, signal) as rank,
-        importance / nullif(sum(importance) over (partition by repo, week_start), 0) as share
-    from signal_importance
+        row_number() over (
+            partition by repo, week_start
+            order by can_lead desc, case when can_lead then excess_share end desc nulls last,
+                importance_sum desc, topic
+        ) as rank
+    from topics
 ),
 
-week_signals as (
+themes as (
     select
         r.repo,
         r.week_start,
-        max(r.signal) filter (where r.rank = 1) as first_signal,
-        max(r.signal) filter (where r.rank = 2 and r.share >= s.theme_second_share) as second_signal
-    from ranked_signals r
+        list(r.topic order by r.rank) as theme_topics,
+        string_agg(n.theme_en, ' and ' order by r.rank) as theme,
+        string_agg(n.theme_zh, '与' order by r.rank) as theme_zh
+    from ranked_topics r
+    join {{ ref('topics') }} n using (topic)
     cross join settings s
+    where r.rank = 1
+       or (r.rank = 2 and r.can_lead and r.importance_share >= s.theme_second_share and r.excess_share > 0)
     group by r.repo, r.week_start
-),
-
-single_themes as (
-    select signal, theme_en, theme_zh from {{ ref('themes') }} where second_signal is null
-),
-
--- a pair names itself in either order; a pair the seed lacks is composed from its two names
-themes as (
-    select
-        w.repo,
-        w.week_start,
-        w.first_signal,
-        w.second_signal,
-        coalesce(
-            pair.theme_en,
-            case when w.second_signal is not null then a.theme_en || ' and ' || b.theme_en end,
-            a.theme_en
-        ) as theme,
-        coalesce(
-            pair.theme_zh,
-            case when w.second_signal is not null then a.theme_zh || '与' || b.theme_zh end,
-            a.theme_zh
-        ) as theme_zh
-    from week_signals w
-    left join {{ ref('themes') }} pair
-        on (pair.signal = w.first_signal and pair.second_signal = w.second_signal)
-        or (pair.signal = w.second_signal and pair.second_signal = w.first_signal)
-    left join single_themes a on a.signal = w.first_signal
-    left join single_themes b on b.signal = w.second_signal
 ),
 
 volumes as (
@@ -153,10 +136,8 @@ final as (
         coalesce(s.deletions, 0) as deletions,
         t.theme,
         t.theme_zh,
-        t.first_signal as theme_signal,
-        t.second_signal as theme_second_signal,
-        coalesce(t.first_signal = 'performance' or t.second_signal = 'performance', false)
-            as is_perf_theme,
+        t.theme_topics,
+        coalesce(list_contains(t.theme_topics, 'performance'), false) as is_perf_theme,
         coalesce(s.performance_prs, 0) as performance_prs,
         round(w.trailing_avg_prs, 2) as trailing_avg_prs,
         case
