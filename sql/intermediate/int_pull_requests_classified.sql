@@ -35,7 +35,6 @@ vocabulary as (
         (select list(lower(alias)) filter (where not is_area) from {{ ref('change_type_aliases') }}) as type_only_words,
         (select map(list(lower(verb)), list(change_type)) from {{ ref('title_verbs') }}) as type_of_verb,
         (select list(distinct lower(keyword)) from {{ ref('keywords') }} where signal = 'performance') as performance_words,
-        (select list(distinct lower(keyword)) from {{ ref('keywords') }} where signal = 'hardware') as hardware_words,
         (select list(distinct lower(keyword)) from {{ ref('keywords') }} where signal = 'dependency') as dependency_words,
         (select map(list(lower(alias)), list(coalesce(area, ''))) from {{ ref('area_aliases') }} where repo = '*') as area_of_alias
 ),
@@ -62,9 +61,7 @@ file_signals as (
         min(path) filter (where change_type = 'ADDED' and is_code
             and regexp_matches(path, '\.(py|pyx|go|rs|ts|tsx|js|jsx|java|kt|scala|c|cc|cpp|h|hpp|cu|cuh|rb|swift|cs|php|lua|jl)$')
             and not regexp_matches(path, '(^|/)__init__\.py$')) as new_module_path,
-        list(path order by path) filter (where is_dependency) as dependency_paths,
-        min(path) filter (where hardware_word is not null) as hardware_path,
-        arg_min(hardware_word, path) filter (where hardware_word is not null) as hardware_path_word
+        list(path order by path) filter (where is_dependency) as dependency_paths
     from files
     group by repo, number
 ),
@@ -162,18 +159,13 @@ typed as (
             list_transform(t.title_words, lambda w: v.type_of_verb[w]), lambda x: x is not null
         )[1] as word_type,
         list_filter(t.title_words, lambda w: list_contains(v.performance_words, w))[1] as performance_word,
-        list_filter(t.title_words, lambda w: list_contains(v.hardware_words, w))[1] as hardware_title_word,
         list_filter(t.title_words, lambda w: list_contains(v.dependency_words, w))[1] as dependency_title_word,
         case
-            when list_contains(t.tokens, 'breaking') then 'the title is tagged [BREAKING]'
-            when t.typed_bang then 'the title''s type carries `!`'
-            when t.prefix_word = 'breaking' then 'the title starts with `breaking:`'
-            when list_has_any(t.label_names, ['breaking', 'breaking change', 'breaking-change'])
-                then 'labelled breaking'
-            -- the regexes on the description run only where a plain search finds their word
-            when contains(t.body, 'BREAKING') and regexp_matches(t.body, '(?m)^BREAKING[ -]CHANGE:')
-                then 'the description has BREAKING CHANGE:'
-        end as breaking_reason,
+            when list_contains(t.tokens, 'breaking') then 'title_tag'
+            when t.typed_bang then 'title_bang'
+            when t.prefix_word = 'breaking' then 'title_prefix'
+            when list_has_any(t.label_names, ['breaking', 'breaking change', 'breaking-change']) then 'label'
+        end as breaking_signal,
         -- modules: bracket tokens that are not pure type words (when the title also has a
         -- `type:`, every bracket token is a module), a conventional-commit scope, and a
         -- leading `module:` that is not a type word
@@ -265,8 +257,8 @@ classified as (
             when p.word_type is not null or p.performance_word is not null then 'title_word'
             else 'none'
         end as change_type_signal,
-        p.breaking_reason is not null as is_breaking,
-        p.breaking_reason,
+        p.breaking_signal is not null as is_breaking,
+        p.breaking_signal,
         coalesce(p.named_areas[1], pa.primary_path_area, 'misc') as primary_area,
         case
             when len(p.named_areas) > 0 then list_sort(list_distinct(p.named_areas))
@@ -287,9 +279,6 @@ classified as (
         f.new_module_path,
         coalesce(f.dependency_paths, []) as dependency_paths,
         p.dependency_title_word,
-        p.hardware_title_word,
-        f.hardware_path,
-        f.hardware_path_word,
         cast(p.revert_number_text as bigint) as revert_number_hint,
         p.revert_commit,
         p.revert_quoted_title,
