@@ -18,6 +18,7 @@ import yaml
 from markupsafe import Markup, escape
 
 from orchestration.config import PROJECT_DIR, TEMPLATES_DIR
+from orchestration.report import evidence
 from orchestration.report.charts import area_chart_svg
 from orchestration.report.queries import HISTORY_WEEKS, WeekFacts
 from orchestration.report.text import clean_text, short_title
@@ -54,8 +55,9 @@ def md_inline(text: Any) -> str:
     if isinstance(text, MdText):
         return text
     text = _ENTITY.sub("&amp;", _MD_SPECIAL.sub(r"\\\1", clean_text(text)))
-    # a leading "#", "-", "+" or "1." would start a heading or a list where a line begins
-    return re.sub(r"^([#+-]|\d+\.)", r"\\\1", text)
+    # a leading "#", "-", "+" or "1." followed by a space would start a heading or a list where
+    # a line begins ("1.5×" or "#12" would not, and keep their look)
+    return re.sub(r"^([#+-]|\d+[.)])(?=\s|$)", r"\\\1", text)
 
 
 def md_cell(text: Any) -> str:
@@ -239,26 +241,23 @@ class Translator:
         )
 
     def reason(self, flag: str, item: dict) -> str:
-        """A risk's reason in this language, from the PR's own figures when the flag is known."""
-        pr = item["pr"]
-        template = self.s["flag_reasons"].get(flag)
-        if template is None:
-            return self.esc(item["reason"])
-        return self.fill(
-            template,
-            type=self.type_label(pr["change_type"]),
-            lines=self.n("n_lines", pr["additions"] + pr["deletions"]),
-            files=self.n("n_files", pr["changed_files"]),
-        )
+        """A risk's reason in this language, worded from the evidence the mart stores."""
+        return evidence.reason(self, flag, item)
 
-    def factors(self, pr: dict) -> str:
-        """The importance factors that scored, largest first, each worded with its figures."""
+    def claims(self, pr: dict) -> str:
+        """The PR's measured impact claims, quoted with their figures in bold."""
+        return evidence.claims(self, pr)
+
+    def factors(self, pr: dict, signed: bool = False) -> str:
+        """The importance factors that scored, largest first, each worded with its figures
+        (with `signed`, the negative ones too, as the appendix lists them)."""
         names = self.s["factor_names"]
         parts = []
         scored = sorted(
-            ((name, points) for name, points in pr["factors"].items() if points > 0),
+            ((n, p) for n, p in pr["factors"].items() if p > 0 or (signed and p < 0)),
             key=lambda kv: (-kv[1], kv[0]),
         )
+        claims = pr.get("impact_claims") or []
         for name, points in scored:
             label = self.fill(
                 names.get(name, name),
@@ -266,8 +265,11 @@ class Translator:
                 areas=self.n("n_areas", len(pr.get("areas") or [])),
                 files=self.n("n_files", pr["changed_files"]),
                 type_label=self.type_label(pr["change_type"]),
+                severity=evidence.quote(self, pr.get("severity_word") or ""),
+                figure=claims[0]["figure"] if claims else "",
             )
-            parts.append(self("factor", label=label, points=self.num(points, 1)))
+            key = "factor" if points > 0 else "factor_negative"
+            parts.append(self(key, label=label, points=self.num(abs(points), 1)))
         return self.join(parts)
 
     def recommendation(self, flag: str, prs: list[dict]) -> str:
