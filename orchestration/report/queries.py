@@ -44,8 +44,6 @@ class WeekFacts:
         return [p for p in self.prs if p["is_key"]]
 
 
-
-
 def _factor_order(column: str) -> tuple[int, str]:
     name = column.removeprefix("importance_")
     return (FACTOR_ORDER.index(name) if name in FACTOR_ORDER else len(FACTOR_ORDER), name)

@@ -153,36 +153,39 @@ found as (
             }) as prose,
         list_reduce(v.severity_ignored, lambda acc, p: replace(acc, p, ' '), b.title_norm) as title_severity_norm,
         -- sentences with a figure (a percentage or a multiple); a table row is one sentence,
-        -- read with its table's header
+        -- read with its table's header (the row above the last |---| line before it)
         case when contains(b.body, '%') or contains(b.body, '×') or regexp_matches(b.body, '\d\s?[xX]\b') then
             list_filter(
                 flatten(list_transform(
-                    list_filter(b.segments, lambda x, i: regexp_matches(x, '\d\s?(%|×|[xX]\b)')
-                        -- not a table's header row (the row above its |---| line)
-                        and not regexp_matches(coalesce(b.segments[i + 1], ''), '^\s*\|?\s*:?-{3,}')),
-                    lambda x: case when starts_with(ltrim(x), '|')
-                        then [{'sentence': x, 'table': true}]
-                        else list_transform(regexp_split_to_array(x, '[.!?;]\s+'),
-                            lambda y: {'sentence': y, 'table': false})
+                    list_filter(
+                        list_transform(b.segments, lambda x, i: {'text': x, 'i': i}),
+                        lambda s: regexp_matches(s.text, '\d\s?(%|×|[xX]\b)')
+                            -- not a header row itself
+                            and not regexp_matches(coalesce(b.segments[s.i + 1], ''), '^\s*\|?\s*:?-{3,}')),
+                    lambda s: case when starts_with(ltrim(s.text), '|')
+                        then [{
+                            'sentence': s.text,
+                            'table': true,
+                            'header': ' ' || trim(regexp_replace(lower(coalesce(b.segments[list_max(list_filter(
+                                list_transform(b.segments, lambda y, j:
+                                    case when j < s.i and regexp_matches(y, '^\s*\|?\s*:?-{3,}') then j end),
+                                lambda j: j is not null)) - 1], '')), '[^a-z0-9]+', ' ', 'g')) || ' '
+                        }]
+                        else list_transform(regexp_split_to_array(s.text, '[.!?;]\s+'),
+                            lambda y: {'sentence': y, 'table': false, 'header': ' '})
                     end)),
                 lambda c: regexp_matches(
                     regexp_replace(c.sentence, '\d+(\.\d+)?\s?%\s*(CI|confidence)\b', '', 'gi'),
                     '\d\s?(%|×|[xX]\b)'))
         else [] end as figure_sentences,
-        case when contains(b.body, '|') and contains(b.body, '--') then
-            ' ' || trim(regexp_replace(lower(array_to_string(list_filter(
-                list_transform(b.segments, lambda x, i:
-                    case when i > 1 and regexp_matches(x, '^\s*\|?\s*:?-{3,}') then b.segments[i - 1] end),
-                lambda x: x is not null), ' ')), '[^a-z0-9]+', ' ', 'g')) || ' '
-        else ' ' end as table_headers,
         -- issues it closes: `Fixes #12`, `Closes owner/name#12`, a closing keyword and an issue URL
         case when contains(b.body, '#') or contains(b.body, '/issues/') then
-            list_distinct(list_transform(
+            list_transform(
                 regexp_extract_all(b.body,
                     '(?i)\b(?:fix(?:e[sd])?|close[sd]?|resolve[sd]?)\b\s*:?\s*((?:[\w.-]+/[\w.-]+)?#\d+|https?://github\.com/[\w.-]+/[\w.-]+/issues/\d+)',
                     1),
-                lambda r: regexp_replace(r, '^https?://github\.com/([\w.-]+/[\w.-]+)/issues/(\d+)$', '\1#\2')))
-        else [] end as linked_issues
+                lambda r: regexp_replace(r, '^https?://github\.com/([\w.-]+/[\w.-]+)/issues/(\d+)$', '\1#\2'))
+        else [] end as linked_refs
     from bounded b
     cross join vocabulary v
 ),
@@ -190,7 +193,9 @@ found as (
 -- each signal's line, and its word: the earliest in the line, the longer phrase first
 picked as (
     select
-        f.repo, f.week_start, f.number, f.linked_issues,
+        f.repo, f.week_start, f.number,
+        -- each issue once, in the order the description names them
+        list_filter(f.linked_refs, lambda r, i: not list_contains(f.linked_refs[1:i - 1], r)) as linked_issues,
         case
             when list_bool_or(list_transform(f.test_boxes, lambda x: x.box <> ' ')) then 'checked'
             when len(f.test_boxes) > 0 then 'unchecked'
@@ -204,7 +209,6 @@ picked as (
         f.test_section_lines[1].text as test_section_line,
         f.no_test_line,
         f.figure_sentences,
-        f.table_headers,
         trim(list_sort(list_transform(
             list_filter(v.hardware_words, lambda w: contains(f.title_norm, w)),
             lambda w: {'at': instr(f.title_norm, w), 'word': w}))[1].word) as title_hardware_word,
@@ -244,6 +248,7 @@ worded as (
                         list_transform(p.figure_sentences, lambda c: {
                             'sentence': c.sentence,
                             'table': c.table,
+                            'header': c.header,
                             'norm': ' ' || trim(regexp_replace(lower(c.sentence), '[^a-z0-9]+', ' ', 'g')) || ' ',
                             'found': regexp_extract(
                                 regexp_replace(c.sentence, '\d+(\.\d+)?\s?%\s*(CI|confidence)\b', '', 'gi'),
@@ -256,7 +261,7 @@ worded as (
                         'figure': coalesce(nullif(c.found.percent, ''), nullif(c.found.decimal, ''), c.found.whole),
                         -- in a sentence, the metric's words stand within 80 characters of the figure
                         'metrics': list_filter(v.metric_phrases, lambda w:
-                            (c.table and contains(p.table_headers, w))
+                            (c.table and contains(c.header, w))
                             or (contains(c.norm, w) and abs(instr(c.norm, w) - instr(c.norm,
                                 ' ' || trim(regexp_replace(lower(coalesce(nullif(c.found.percent, ''),
                                     nullif(c.found.decimal, ''), c.found.whole)), '[^a-z0-9]+', ' ', 'g')) || ' ')) <= 80)),
@@ -278,7 +283,7 @@ worded as (
 -- table markup and a template's trailing "...: ..." placeholder removed, whitespace collapsed.
 quoted as (
     select
-        w.* exclude (raw_claims, figure_sentences, table_headers),
+        w.* exclude (raw_claims, figure_sentences),
         list_transform(
             [
                 w.unchecked_box,

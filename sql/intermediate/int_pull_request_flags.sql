@@ -156,9 +156,10 @@ flags as (
         d.description_hardware_word,
         d.hardware_sentence,
         case
-            when c.dependency_title_word is not null then list_concat(ff.dependency_files,
-                list_filter(ff.manifest_files, lambda m: not list_contains(ff.dependency_files, m)))
-            else ff.dependency_files
+            when c.dependency_title_word is not null then list_concat(coalesce(ff.dependency_files, []),
+                list_filter(coalesce(ff.manifest_files, []),
+                    lambda m: not list_contains(coalesce(ff.dependency_files, []), m)))
+            else coalesce(ff.dependency_files, [])
         end as dependency_files,
         c.dependency_title_word,
         c.breaking_signal,
@@ -275,7 +276,8 @@ reasons as (
             else ''
         end as core_path_reason,
         to_json({
-            'path': k.core_files[1].path, 'prs': k.core_files[1].prs, 'weeks': k.core_files[1].weeks,
+            'path': k.core_files[1].path, 'lines': k.core_files[1].lines,
+            'prs': k.core_files[1].prs, 'weeks': k.core_files[1].weeks,
             'prefix': k.core_files[1].prefix, 'more': len(k.core_files) - 1
         }) as core_path_evidence,
 
