@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -119,3 +120,22 @@ def query(home: Path, sql: str, params: list | None = None) -> list[tuple]:
 
 def rows_by_number(home: Path, columns: str, table: str = "marts.fct_pull_requests") -> dict:
     return {r[0]: r[1:] for r in query(home, f"select number, {columns} from {table}")}
+
+
+def english_in_risk_reasons(zh_markdown: str) -> list[str]:
+    """The risk lines of a Chinese report whose composed part has English words: quotes, code
+    spans (paths), PR numbers and names ([BREAKING], PR) are the PR's own and may."""
+    if "## 风险观察" not in zh_markdown:
+        return []
+    section = zh_markdown.split("## 风险观察")[1].split("\n## ")[0]
+    found = []
+    for line in section.splitlines():
+        if not line.startswith("- [#") or "：" not in line:
+            continue
+        # quotes and code spans out first: the reason follows the last colon outside them (a
+        # title may hold a colon of its own)
+        unquoted = re.sub(r"“[^”]*”|`[^`]*`", "“”", line.split(")", 1)[1])
+        composed = re.sub(r"#\d+|\[BREAKING\]|\bPR\b", "", unquoted.rsplit("：", 1)[1])
+        if re.search(r"[A-Za-z]{2,}", composed):
+            found.append(line)
+    return found
