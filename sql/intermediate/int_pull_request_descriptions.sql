@@ -9,8 +9,10 @@
 --
 -- The description is read as its author wrote it: HTML comments, fenced code and quoted
 -- template instructions (`> ...`) are dropped, and hard-wrapped lines are joined back into
--- their paragraph, list item or table row. Words match whole (`arm` is not in `alarm`). The
--- regexes run only on the descriptions where a plain search finds their literal.
+-- their paragraph, list item or table row. Words match whole (`arm` is not in `alarm`). A
+-- description is normalised once (lower case, one space for anything but letters and digits);
+-- each signal runs only where its words occur, and each regex only where a plain search
+-- finds its literal.
 with prs as (
     select repo, week_start, number, title, left(body, 20000) as body
     from {{ ref('stg_pull_requests') }}
@@ -43,7 +45,13 @@ vocabulary as (
         (select list(phrase) from phrases where signal = 'severity_ignored') as severity_ignored,
         (select list(phrase) from severity) as severity_phrases,
         (select list(distinct ' ' || lower(keyword) || ' ') from {{ ref('keywords') }} where signal = 'hardware')
-            as hardware_words
+            as hardware_words,
+        -- each phrase's last word: a text whose words hold none of these holds none of the
+        -- phrases (a list of words is searched faster than the text, for every phrase)
+        (select list(distinct lower(keyword)) from {{ ref('keywords') }} where signal = 'hardware') as hardware_tokens,
+        (select list(distinct string_split(trim(phrase), ' ')[-1]) from severity) as severity_tokens,
+        (select list(distinct string_split(trim(phrase), ' ')[-1]) from phrases where signal = 'breaking')
+            as breaking_tokens
 ),
 
 -- the author's text: comments and fenced code dropped, and a blank line after each heading so
@@ -73,49 +81,85 @@ stripped as (
 ),
 
 -- A line that does not start a list item, a table row, a heading or a quote continues the one
--- before it (descriptions are often wrapped at 72 columns); quotes (with the lines they carry
--- on) are template instructions, not the author's words.
-segmented as (
+-- before it (descriptions are often wrapped at 72 columns). Each line is normalised in the
+-- same pass over the description, so line and words keep the same position.
+joined as (
     select
-        p.repo, p.week_start, p.number, p.body, lower(p.body) as body_lower,
-        ' ' || trim(regexp_replace(lower(p.title), '[^a-z0-9]+', ' ', 'g')) || ' ' as title_norm,
-        case when p.body = '' then [] else list_filter(
-            string_split(
-                regexp_replace(p.text, '\n[ \t]*([^\s|#>*+\-\d]|\*\*|\d+\.\d|\d+[^\d.)\s])', ' \1', 'g'),
-                chr(10)),
-            lambda s: trim(s) <> '' and not starts_with(ltrim(s), '>')
-        ) end as segments
-    from stripped p
+        *,
+        -- the description's and the title's words, to decide which signals to look for
+        string_split(array_to_string(raw_norms, ' '), ' ') as body_words,
+        string_split(trim(title_norm), ' ') as title_words
+    from (
+    select
+        repo, week_start, number, body,
+        ' ' || trim(regexp_replace(lower(title), '[^a-z0-9]+', ' ', 'g')) || ' ' as title_norm,
+        string_split(joined_text, chr(10)) as raw_lines,
+        string_split(regexp_replace(lower(joined_text), '[^a-z0-9\n]+', ' ', 'g'), chr(10)) as raw_norms
+    from (
+        select
+            repo, week_start, number, title, body,
+            case when body = '' then '' else
+                regexp_replace(text, '\n[ \t]*([^\s|#>*+\-\d]|\*\*|\d+\.\d|\d+[^\d.)\s])', ' \1', 'g')
+            end as joined_text
+        from stripped
+    )
+    )
 ),
 
--- each line with its position and normalised words, when the description has anything the
--- signals look for
+-- Quotes (with the lines they carry on) are template instructions, not the author's words.
+-- Which signals a description can hold, from its words: each later step runs only for those.
+segmented as (
+    select
+        j.repo, j.week_start, j.number, j.body, j.title_norm,
+        list_filter(j.raw_lines, lambda x: trim(x) <> '' and not starts_with(ltrim(x), '>')) as segments,
+        list_filter(
+            list_transform(j.raw_lines, lambda x, i: {'text': x, 'norm': ' ' || trim(j.raw_norms[i]) || ' '}),
+            lambda l: trim(l.text) <> '' and not starts_with(ltrim(l.text), '>')
+        ) as kept,
+        contains(j.body, '[ ]') or contains(j.body, '[x]') or contains(j.body, '[X]') as has_boxes,
+        len(list_filter(['test', 'tests', 'testing', 'tested', 'untested', 'verification'],
+            lambda w: list_contains(j.body_words, w))) > 0 as has_test,
+        len(list_filter(v.hardware_tokens, lambda w: list_contains(j.body_words, w))) > 0 as has_hardware,
+        len(list_filter(v.severity_tokens, lambda w: list_contains(j.body_words, w))) > 0 as has_severity,
+        len(list_filter(v.breaking_tokens, lambda w: list_contains(j.body_words, w))) > 0 as has_breaking,
+        len(list_filter(v.hardware_tokens, lambda w: list_contains(j.title_words, w))) > 0 as title_has_hardware,
+        len(list_filter(v.severity_tokens, lambda w: list_contains(j.title_words, w))) > 0 as title_has_severity
+    from joined j
+    cross join vocabulary v
+),
+
+-- each kept line with its position, and whether it is a heading or a checklist box (' ', 'x')
 lines as (
     select
-        s.repo, s.week_start, s.number, s.body, s.body_lower, s.title_norm, s.segments,
-        case when contains(s.body_lower, 'test') or contains(s.body_lower, '[x]') or contains(s.body, '[ ]')
-                  or contains(s.body_lower, 'breaking') or contains(s.body_lower, 'compatib')
-                  or len(list_filter(v.hardware_words, lambda w: contains(s.body_lower, trim(w)))) > 0
-                  or len(list_filter(v.severity_phrases, lambda w: contains(s.body_lower, trim(w)))) > 0 then
-            list_transform(s.segments, lambda x, i: {
+        s.* exclude (kept),
+        case when s.has_boxes or s.has_test or s.has_hardware or s.has_severity or s.has_breaking then
+            list_transform(s.kept, lambda l, i: {
                 'i': i,
-                'text': x,
-                'norm': ' ' || trim(regexp_replace(lower(x), '[^a-z0-9]+', ' ', 'g')) || ' ',
-                'heading': regexp_matches(x, '^\s{0,3}(#{1,6}\s|\*\*[^*]+\*\*\s*:?\s*$)'),
-                'box': regexp_extract(x, '^\s*(?:[-*+]|\d+[.)])\s*\[([ xX])\]', 1)
+                'text': l.text,
+                'norm': l.norm,
+                'heading': case
+                    when starts_with(ltrim(l.text), '#') then regexp_matches(l.text, '^\s{0,3}#{1,6}(\s|$)')
+                    else starts_with(ltrim(l.text), '**')
+                         and (ends_with(rtrim(l.text), '**') or ends_with(rtrim(l.text), '**:'))
+                end,
+                'box': case
+                    when substr(ltrim(l.text), 1, 3) in ('- [', '* [', '+ [') and substr(ltrim(l.text), 5, 1) = ']'
+                        then lower(substr(ltrim(l.text), 4, 1))
+                    else ''
+                end
             })
         else [] end as lines
     from segmented s
-    cross join vocabulary v
 ),
 
 -- the "Test" section: from its heading to the next heading
 sections as (
     select
         l.*,
-        list_filter(l.lines, lambda x: x.heading and regexp_matches(x.norm,
-            '^ (tests?|testing|test plan|tests? done|how (was|is) (this|it) tested|verification) $'))[1].i
-            as test_heading_at
+        case when l.has_test then
+            list_filter(l.lines, lambda x: case when x.heading then regexp_matches(x.norm,
+                '^ (tests?|testing|test plan|tests? done|how (was|is) (this|it) tested|verification) $') else false end)[1].i
+        end as test_heading_at
     from lines l
 ),
 
@@ -132,26 +176,49 @@ found as (
     select
         b.repo, b.week_start, b.number, b.title_norm,
         -- checklist boxes about tests
-        list_filter(b.lines, lambda x:
-            x.box <> '' and len(list_filter(v.test_box_words, lambda w: contains(x.norm, w))) > 0)
-            as test_boxes,
+        case when b.has_boxes and b.has_test then
+            list_filter(b.lines, lambda x: case when x.box <> '' then
+                len(list_filter(v.test_box_words, lambda w: contains(x.norm, w))) > 0 else false end)
+        else [] end as test_boxes,
         case when b.test_heading_at is not null then
             list_filter(b.lines, lambda x: x.i > b.test_heading_at and x.i < b.test_section_end)
         end as test_section_lines,
-        list_filter(b.lines, lambda x:
-            x.box = '' and len(list_filter(v.no_test_phrases, lambda p: contains(x.norm, p))) > 0
-        )[1].text as no_test_line,
-        -- the author's prose (not a checklist, not the Test section), with phrases that only
-        -- look like a consequence ("regression test") blanked out
-        list_transform(
-            list_filter(b.lines, lambda x:
-                x.box = '' and not (x.i > coalesce(b.test_heading_at, 1000000) and x.i < b.test_section_end)),
-            lambda x: {
-                'text': x.text,
-                'norm': x.norm,
-                'severity_norm': list_reduce(v.severity_ignored, lambda acc, p: replace(acc, p, ' '), x.norm)
-            }) as prose,
-        list_reduce(v.severity_ignored, lambda acc, p: replace(acc, p, ' '), b.title_norm) as title_severity_norm,
+        case when b.has_test then
+            list_filter(b.lines, lambda x: case when x.box = '' and contains(x.norm, 'test') then
+                len(list_filter(v.no_test_phrases, lambda p: contains(x.norm, p))) > 0 else false end
+            )[1].text
+        end as no_test_line,
+        -- the author's prose (not a checklist, not the Test section); a consequence inside a
+        -- phrase that only looks like one ("regression test") is blanked out
+        case when b.has_hardware or b.has_severity or b.has_breaking then
+            list_transform(
+                list_transform(
+                    list_filter(b.lines, lambda x:
+                        x.box = '' and not (x.i > coalesce(b.test_heading_at, 1000000) and x.i < b.test_section_end)),
+                    lambda x: {'text': x.text, 'norm': x.norm, 'words': string_split(trim(x.norm), ' ')}),
+                lambda x: {
+                    'text': x.text,
+                    'norm': x.norm,
+                    'hardware': case when b.has_hardware then
+                        len(list_filter(v.hardware_tokens, lambda w: list_contains(x.words, w))) > 0 else false end,
+                    'breaking': case when b.has_breaking then
+                        len(list_filter(v.breaking_tokens, lambda w: list_contains(x.words, w))) > 0 else false end,
+                    'severity_norm': case
+                        when b.has_severity
+                             and len(list_filter(v.severity_tokens, lambda w: list_contains(x.words, w))) > 0
+                            then list_reduce(v.severity_ignored, lambda acc, p: replace(acc, p, ' '), x.norm)
+                        else ''
+                    end
+                })
+        else [] end as prose,
+        case when b.title_has_severity
+            then list_reduce(v.severity_ignored, lambda acc, p: replace(acc, p, ' '), b.title_norm)
+        end as title_severity_norm,
+        case when b.title_has_hardware then
+            trim(list_sort(list_transform(
+                list_filter(v.hardware_words, lambda w: contains(b.title_norm, w)),
+                lambda w: {'at': instr(b.title_norm, w), 'word': w}))[1].word)
+        end as title_hardware_word,
         -- sentences with a figure (a percentage or a multiple); a table row is one sentence,
         -- read with its table's header (the row above the last |---| line before it)
         case when contains(b.body, '%') or contains(b.body, '×') or regexp_matches(b.body, '\d\s?[xX]\b') then
@@ -193,11 +260,11 @@ found as (
 -- each signal's line, and its word: the earliest in the line, the longer phrase first
 picked as (
     select
-        f.repo, f.week_start, f.number,
+        f.repo, f.week_start, f.number, f.title_hardware_word, f.figure_sentences,
         -- each issue once, in the order the description names them
         list_filter(f.linked_refs, lambda r, i: not list_contains(f.linked_refs[1:i - 1], r)) as linked_issues,
         case
-            when list_bool_or(list_transform(f.test_boxes, lambda x: x.box <> ' ')) then 'checked'
+            when list_bool_or(list_transform(f.test_boxes, lambda x: x.box = 'x')) then 'checked'
             when len(f.test_boxes) > 0 then 'unchecked'
         end as test_box_state,
         list_filter(f.test_boxes, lambda x: x.box = ' ')[1].text as unchecked_box,
@@ -208,22 +275,20 @@ picked as (
         end as test_section,
         f.test_section_lines[1].text as test_section_line,
         f.no_test_line,
-        f.figure_sentences,
-        trim(list_sort(list_transform(
-            list_filter(v.hardware_words, lambda w: contains(f.title_norm, w)),
-            lambda w: {'at': instr(f.title_norm, w), 'word': w}))[1].word) as title_hardware_word,
-        list_filter(f.prose, lambda p: len(list_filter(v.hardware_words, lambda w: contains(p.norm, w))) > 0)[1]
-            as hardware_line,
-        list_filter(f.prose, lambda p:
+        list_filter(f.prose, lambda p: p.hardware)[1] as hardware_line,
+        list_filter(f.prose, lambda p: case when p.breaking then
             len(list_filter(v.breaking_phrases, lambda w: contains(p.norm, w) and p.norm <> w)) > 0
             and len(list_filter(v.breaking_negations, lambda w: contains(p.norm, w))) = 0
+            else false end
         )[1] as breaking_line,
-        trim(list_sort(list_transform(
-            list_filter(v.severity_phrases, lambda w: contains(f.title_severity_norm, w)),
-            lambda w: {'at': instr(f.title_severity_norm, w) * 100 - length(w), 'word': w}))[1].word)
-            as title_severity_phrase,
-        list_filter(f.prose, lambda p:
-            len(list_filter(v.severity_phrases, lambda w: contains(p.severity_norm, w))) > 0)[1] as severity_line
+        case when f.title_severity_norm is not null then
+            trim(list_sort(list_transform(
+                list_filter(v.severity_phrases, lambda w: contains(f.title_severity_norm, w)),
+                lambda w: {'at': instr(f.title_severity_norm, w) * 100 - length(w), 'word': w}))[1].word)
+        end as title_severity_phrase,
+        list_filter(f.prose, lambda p: case when p.severity_norm <> '' then
+            len(list_filter(v.severity_phrases, lambda w: contains(p.severity_norm, w))) > 0 else false end
+        )[1] as severity_line
     from found f
     cross join vocabulary v
 ),
@@ -231,13 +296,16 @@ picked as (
 worded as (
     select
         p.*,
-        trim(list_sort(list_transform(
-            list_filter(v.hardware_words, lambda w: contains(p.hardware_line.norm, w)),
-            lambda w: {'at': instr(p.hardware_line.norm, w), 'word': w}))[1].word) as description_hardware_word,
-        trim(list_sort(list_transform(
-            list_filter(v.severity_phrases, lambda w: contains(p.severity_line.severity_norm, w)),
-            lambda w: {'at': instr(p.severity_line.severity_norm, w) * 100 - length(w), 'word': w}))[1].word)
-            as description_severity_phrase,
+        case when p.hardware_line is not null then
+            trim(list_sort(list_transform(
+                list_filter(v.hardware_words, lambda w: contains(p.hardware_line.norm, w)),
+                lambda w: {'at': instr(p.hardware_line.norm, w), 'word': w}))[1].word)
+        end as description_hardware_word,
+        case when p.severity_line is not null then
+            trim(list_sort(list_transform(
+                list_filter(v.severity_phrases, lambda w: contains(p.severity_line.severity_norm, w)),
+                lambda w: {'at': instr(p.severity_line.severity_norm, w) * 100 - length(w), 'word': w}))[1].word)
+        end as description_severity_phrase,
         -- a claim: a figure (a percentage, a decimal multiple, or a whole one that a comparison
         -- follows: `2x faster`, not `8x H100`; not `95% CI`) in a sentence with a metric's words
         -- (a table row: in its table's header)
@@ -284,7 +352,8 @@ worded as (
 quoted as (
     select
         w.* exclude (raw_claims, figure_sentences),
-        list_transform(
+        case when coalesce(w.unchecked_box, w.test_section_line, w.no_test_line, w.hardware_line.text,
+                           w.breaking_line.text, w.severity_line.text) is not null then list_transform(
             [
                 w.unchecked_box,
                 w.test_section_line,
@@ -306,7 +375,8 @@ quoted as (
                     '^\s*\|\s*|\s*\|\s*$', '', 'g'),
                     '\s*[^.!?:]*:\s*(\.\.\.|…)\s*$', ''),
                     '\s+', ' ', 'g'))
-            end) as texts,
+            end)
+        else [null, null, null, null, null, null] end as texts,
         list_transform(w.raw_claims, lambda c: {
             'text': trim(regexp_replace(regexp_replace(regexp_replace(regexp_replace(regexp_replace(
                 regexp_replace(c.sentence, '!\[[^\]]*\]\([^)]*\)|<[^>]*>', '', 'g'),
