@@ -41,6 +41,9 @@ kinds as (
         -- generated files: named so (`_generated_*`, `*.generated.*`, `generated/`), lock files,
         -- test snapshots and compiled protocol buffers; never core paths or hotspots
         regexp_matches(lower(p.path), '(^|/)[^/]*generated[^/]*$|(^|/)generated/|(^|/)[^/]*\.lock$|(^|/)(package-lock\.json|npm-shrinkwrap\.json|pnpm-lock\.yaml|go\.sum)$|(^|/)__snapshots__/|\.(snap|ambr)$|_pb2(_grpc)?\.pyi?$|\.pb\.(go|cc|h)$|\.min\.(js|css)$') as is_generated,
+        -- examples and shell scripts: run recipes, not code that unit tests cover
+        regexp_matches(p.path, '(^|/)examples?/') as is_example,
+        regexp_matches(p.path, '\.(sh|bash)\b[^/]*$') as is_script,
         string_split(lower(p.path), '/') as segments,
         regexp_split_to_array(lower(p.path), '[/._-]+') as words,
         string_split(p.repo, '/')[2] as repo_name
@@ -83,6 +86,8 @@ classified as (
         k.is_ci,
         k.is_dependency,
         k.is_generated,
+        k.is_example and not (k.is_test or k.is_ci) as is_example,
+        k.is_script and not (k.is_test or k.is_ci) as is_script,
         not (k.is_test or k.is_doc or k.is_ci) as is_code,
         coalesce(
             r.rule_area,
@@ -120,6 +125,8 @@ final as (
         c.is_ci,
         c.is_dependency,
         c.is_generated,
+        c.is_example,
+        c.is_script,
         c.is_code,
         c.area,
         c.configured_core_prefix,

@@ -32,14 +32,9 @@ links as (
     {% endif %}
 ),
 
--- read twice (core touches, file facts), as prs above; an example (a file under examples/) and a
--- script (a shell script outside tests and CI) are not code that unit tests cover
+-- read twice (core touches, file facts), as prs above
 files as not materialized (
-    select
-        *,
-        not is_test and not is_ci and regexp_matches(path, '(^|/)examples?/') as is_example,
-        not is_test and not is_ci and regexp_matches(path, '\.(sh|bash)\b[^/]*$') as is_script
-    from {{ ref('int_pull_request_files') }}
+    select * from {{ ref('int_pull_request_files') }}
     {% if is_incremental() %}
     where repo = {{ var('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
     {% endif %}
@@ -255,17 +250,18 @@ reasons as (
     select
         k.*,
         -- the English reasons are joined with || (NULL when a part is, like printf) at a third
-        -- of printf's cost
+        -- of printf's cost; the evidence (and a reason that needs a lambda) is made only for a
+        -- raised flag
         case k.missing_tests_reason_key
             when 'box_unchecked' then 'the author left "' || k.test_box_text || '" unchecked'
             when 'no_test_said' then 'the author wrote "' || k.no_test_sentence || '"'
             else k.change_type || ' change of ' || k.tested_code_lines || ' lines of code with no test file changed'
         end as missing_tests_reason,
-        case k.missing_tests_reason_key
+        case when k.missing_tests then case k.missing_tests_reason_key
             when 'box_unchecked' then to_json({'box': k.test_box_text, 'type': k.change_type})
             when 'no_test_said' then to_json({'sentence': k.no_test_sentence, 'type': k.change_type})
             else to_json({'type': k.change_type, 'lines': k.tested_code_lines})
-        end as missing_tests_evidence,
+        end end as missing_tests_evidence,
 
         'changes ' || k.core_files[1].path || case k.core_path_reason_key
             when 'hotspot' then ' (changed by ' || k.core_files[1].prs || ' PRs in ' || k.core_files[1].weeks || ' weeks)'
@@ -275,34 +271,35 @@ reasons as (
             when len(k.core_files) > 2 then ' and ' || (len(k.core_files) - 1) || ' more core files'
             else ''
         end as core_path_reason,
-        to_json({
+        case when k.core_path then to_json({
             'path': k.core_files[1].path, 'lines': k.core_files[1].lines,
             'prs': k.core_files[1].prs, 'weeks': k.core_files[1].weeks,
             'prefix': k.core_files[1].prefix, 'more': len(k.core_files) - 1
-        }) as core_path_evidence,
+        }) end as core_path_evidence,
 
         'unresolved' as unresolved_threads_reason_key,
         k.unresolved_count || ' of ' || k.thread_count
             || case when k.thread_count = 1 then ' review thread' else ' review threads' end
             || ' unresolved at merge' as unresolved_threads_reason,
-        to_json({'unresolved': k.unresolved_count, 'threads': k.thread_count}) as unresolved_threads_evidence,
+        case when k.unresolved_threads then to_json({'unresolved': k.unresolved_count, 'threads': k.thread_count})
+        end as unresolved_threads_evidence,
 
         case k.no_approval_reason_key
             when 'no_review' then 'merged with no review'
             else 'merged with no approving review among ' || k.review_count
                 || case when k.review_count = 1 then ' review' else ' reviews' end
         end as no_approval_reason,
-        to_json({'reviews': k.review_count}) as no_approval_evidence,
+        case when k.no_approval then to_json({'reviews': k.review_count}) end as no_approval_evidence,
 
         case k.dependency_change_reason_key
             when 'files' then 'changes ' || array_to_string(k.dependency_files[1:3], ', ')
                 || case when len(k.dependency_files) > 3 then ' and ' || (len(k.dependency_files) - 3) || ' more' else '' end
             else 'the title says "' || k.dependency_title_word || '"'
         end as dependency_change_reason,
-        case k.dependency_change_reason_key
+        case when k.dependency_change then case k.dependency_change_reason_key
             when 'files' then to_json({'files': k.dependency_files[1:3], 'more': greatest(len(k.dependency_files) - 3, 0)})
             else to_json({'word': k.dependency_title_word})
-        end as dependency_change_evidence,
+        end end as dependency_change_evidence,
 
         case k.breaking_change_reason_key
             when 'title_tag' then 'the title is tagged [BREAKING]'
@@ -311,41 +308,44 @@ reasons as (
             when 'label' then 'labelled breaking'
             else 'the description says "' || k.breaking_note || '"'
         end as breaking_change_reason,
-        to_json({'note': k.breaking_note}) as breaking_change_evidence,
+        case when k.breaking_change then to_json({'note': k.breaking_note}) end as breaking_change_evidence,
 
         case k.hardware_specific_reason_key
             when 'title' then 'the title names "' || k.title_hardware_word || '"'
             when 'path' then 'changes ' || k.hardware_path || ' ("' || k.hardware_path_word || '")'
             else 'the description names "' || k.description_hardware_word || '": "' || k.hardware_sentence || '"'
         end as hardware_specific_reason,
-        case k.hardware_specific_reason_key
+        case when k.hardware_specific then case k.hardware_specific_reason_key
             when 'title' then to_json({'word': k.title_hardware_word})
             when 'path' then to_json({'word': k.hardware_path_word, 'path': k.hardware_path})
             else to_json({'word': k.description_hardware_word, 'sentence': k.hardware_sentence})
-        end as hardware_specific_evidence,
+        end end as hardware_specific_evidence,
 
         'size' as large_change_reason_key,
         k.changed_lines || ' lines across ' || k.changed_files || case when k.changed_files = 1 then ' file' else ' files' end
             as large_change_reason,
-        to_json({'lines': k.changed_lines, 'files': k.changed_files}) as large_change_evidence,
+        case when k.large_change then to_json({'lines': k.changed_lines, 'files': k.changed_files})
+        end as large_change_evidence,
 
-        concat_ws('; ',
+        case when k.revert then concat_ws('; ',
             case
                 when k.is_revert and k.reverts_number is not null then 'reverts #' || k.reverts_number
                 when k.is_revert then 'reverts an earlier change (its PR is not in the extracted history)'
             end,
             case when len(k.reverted_by) > 0
                 then 'reverted by ' || array_to_string(list_transform(k.reverted_by, lambda n: '#' || n), ', ') end
-        ) as revert_reason,
-        to_json({'reverts': k.reverts_number, 'reverted_by': k.reverted_by}) as revert_evidence,
+        ) end as revert_reason,
+        case when k.revert then to_json({'reverts': k.reverts_number, 'reverted_by': k.reverted_by})
+        end as revert_evidence,
 
         'followed_up_by' as quick_follow_up_reason_key,
-        'followed up by ' || array_to_string(list_transform(
+        case when k.quick_follow_up then 'followed up by ' || array_to_string(list_transform(
             list_zip(k.followed_up_by, k.follow_up_days),
             lambda z: '#' || z[1] || ' within ' || z[2] || case when z[2] = 1 then ' day' else ' days' end
-        ), ', ') as quick_follow_up_reason,
-        to_json({'follow_ups': list_transform(list_zip(k.followed_up_by, k.follow_up_days),
-            lambda z: {'number': z[1], 'days': z[2]})}) as quick_follow_up_evidence
+        ), ', ') end as quick_follow_up_reason,
+        case when k.quick_follow_up then to_json({'follow_ups': list_transform(
+            list_zip(k.followed_up_by, k.follow_up_days), lambda z: {'number': z[1], 'days': z[2]})
+        }) end as quick_follow_up_evidence
     from keyed k
 )
 
