@@ -259,7 +259,8 @@ def test_importance_keeps_its_factors(crafted: Path) -> None:
     facts = rows_by_number(
         crafted,
         "importance, importance_size, importance_breadth, importance_core, importance_type, "
-        "importance_breaking, importance_surface, importance_review, importance_dampener",
+        "importance_breaking, importance_surface, importance_review, importance_dampener, "
+        "importance_severity, importance_impact",
     )
     for number, (importance, *factors) in facts.items():
         total = sum(f or 0 for f in factors)
@@ -296,7 +297,7 @@ def test_every_risk_flag_with_its_reason(crafted: Path) -> None:
     )
     assert {n for n, f in risks if f == "core_path"} == {2, 3, 4, 6}
     assert risks[(21, "unresolved_threads")] == "1 of 2 review threads unresolved at merge"
-    assert risks[(5, "no_approval")] == "merged with no approving review among 1 reviews"
+    assert risks[(5, "no_approval")] == "merged with no approving review among 1 review"
     assert risks[(17, "dependency_change")] == "changes requirements.txt, uv.lock"
     assert risks[(26, "dependency_change")] == 'the title says "upgrade"'
     assert risks[(2, "breaking_change")] == "the title is tagged [BREAKING]"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -128,3 +129,22 @@ def build_models(home: Path, nodes: dict[str, list[dict]], repositories_yml: str
             failed = [o.sql for o in run_checks(conn, project, model) if not o.passed]
             assert not failed, f"{name}: data tests failed: {failed}"
     return home
+
+
+def english_in_risk_reasons(zh_markdown: str) -> list[str]:
+    """The risk lines of a Chinese report whose composed part has English words: quotes, code
+    spans (paths), PR numbers and names ([BREAKING], PR) are the PR's own and may."""
+    if "## 风险观察" not in zh_markdown:
+        return []
+    section = zh_markdown.split("## 风险观察")[1].split("\n## ")[0]
+    found = []
+    for line in section.splitlines():
+        if not line.startswith("- [#") or "：" not in line:
+            continue
+        # quotes and code spans out first: the reason follows the last colon outside them (a
+        # title may hold a colon of its own)
+        unquoted = re.sub(r"“[^”]*”|`[^`]*`", "“”", line.split(")", 1)[1])
+        composed = re.sub(r"#\d+|\[BREAKING\]|\bPR\b", "", unquoted.rsplit("：", 1)[1])
+        if re.search(r"[A-Za-z]{2,}", composed):
+            found.append(line)
+    return found

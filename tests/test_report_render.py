@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -42,7 +43,8 @@ create table marts.fct_weekly_area_trends (
     repo varchar, week_start date, area varchar, pr_count integer, importance_sum double,
     trailing_avg double, trailing_importance_avg double, trend varchar);
 create table marts.fct_weekly_risks (
-    repo varchar, week_start date, risk_flag varchar, number integer, reason varchar);
+    repo varchar, week_start date, risk_flag varchar, number integer, reason varchar,
+    reason_key varchar, evidence json);
 insert into seeds.importance_weights values
     ('size', 1.3, ''), ('size_cap', 4.0, ''), ('area_breadth', 0.6, ''),
     ('file_breadth', 0.1, ''), ('breaking', 2.0, ''), ('type_feat', 2.0, ''),
@@ -136,10 +138,11 @@ def build_warehouse(
                     "rising" if len(members) > trailing else "steady",
                 ],
             )
-    for flag, number, reason, week in risks:
+    for flag, number, reason, week, *key_and_evidence in risks:
+        key, evidence = key_and_evidence or (None, None)
         conn.execute(
-            "insert into marts.fct_weekly_risks values (?, ?, ?, ?, ?)",
-            [REPO, week, flag, number, reason],
+            "insert into marts.fct_weekly_risks values (?, ?, ?, ?, ?, ?, ?)",
+            [REPO, week, flag, number, reason, key, json.dumps(evidence) if evidence else None],
         )
     conn.close()
     return path
@@ -189,8 +192,11 @@ def test_one_pr_week_has_every_section_in_both_languages(tmp_path: Path) -> None
         "Adds an adaptive throttle\ncontroller to the engine.\n\nCloses #3.",
     )
     risks = [
-        ("large_change", 7, "1520 lines across 3 files", WEEK),
-        ("missing_tests", 7, "feat change of 1520 lines with no test file changed", WEEK),
+        ("large_change", 7, "1520 lines across 3 files", WEEK, "size", {"lines": 1520, "files": 3}),
+        (
+            *("missing_tests", 7, "feat change of 1500 lines of code with no test file changed"),
+            *(WEEK, "no_test_file", {"type": "feat", "lines": 1500}),
+        ),
     ]
     files = render(build_warehouse(tmp_path / "w.duckdb", {**history(), WEEK: [pr]}, risks))
     assert f"{WEEK}.areas.en.svg" in files and f"{WEEK}.areas.zh.svg" in files
@@ -203,7 +209,7 @@ def test_one_pr_week_has_every_section_in_both_languages(tmp_path: Path) -> None
     assert "Main risk: **code change without tests**, raised on 1 PR, a key PR." in en
     assert "- **What it does**: Adds an adaptive throttle controller to the engine." in en
     assert "Importance 7.5/10, #1 of 1 this week, from size: 1,520 changed lines (+2.8)" in en
-    assert "feature work of 1,520 changed lines with no test file changed" in en
+    assert "feature work of 1,500 lines of code with no test file changed" in en
     assert "1,520 changed lines across 3 files" in en
     assert f"1. **Code change without tests**: Add tests for {link}" in en
     assert f"![Bar chart of merged PRs per area]({WEEK}.areas.en.svg)" in en
@@ -213,7 +219,7 @@ def test_one_pr_week_has_every_section_in_both_languages(tmp_path: Path) -> None
     assert "比此前 4 周的平均水平（每周 2.0 个）少 50%。" in zh
     assert "- **做了什么**：Adds an adaptive throttle controller to the engine." in zh
     assert "重要度 7.5/10，本周排第 1/1，来自规模：1520 行改动（+2.8）" in zh
-    assert "新功能共 1520 行改动，未改动测试文件" in zh
+    assert "新功能共 1500 行代码，未改动测试文件" in zh
     assert f"1. **代码变更缺少测试**：在下次发布前为 {link} 补充测试" in zh
     html = files[f"{WEEK}.en.html"]
     assert '<a href="https://github.com/acme/rocket/pull/7">#7</a>' in html

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import pytest
 from orchestration.cli import main
 from orchestration.emulator import Emulator
 from tests.conftest import VERL_DATASET, VERL_RANGE
-from tests.test_facts_support import FLAGS, query
+from tests.test_facts_support import FLAGS, english_in_risk_reasons, query
 
 REPO = "verl-project/verl"
 RANGE = ["--week", VERL_RANGE[0], "--to", VERL_RANGE[1]]
@@ -84,3 +85,78 @@ def test_the_github_source_gives_the_same_marts_as_the_file(verl_builds) -> None
     for table in ("fct_weekly_summary", "fct_weekly_area_trends", "fct_weekly_risks"):
         select = f"select * from marts.{table} order by all"
         assert query(github, select) == query(file, select), table
+
+
+# verl 2026-W30, read by hand (issue 12): two small correctness fixes, two PRs with figures
+W30 = "2026-07-20"
+RACE_FIX, STREAM_FIX = 7139, 7083  # an NCCL buffer race; corrupted weights from a stream race
+SCHEDULING, SHARDED_DELTA = 6556, 7144  # "reduce ~15.3% wall-clock time"; a table of ×
+
+
+def test_week_30_ranks_consequence_and_quotes_the_descriptions_evidence(verl_builds) -> None:
+    home = verl_builds["file"]
+    ranks = dict(
+        query(
+            home,
+            "select number, row_number() over (order by importance desc, number) "
+            "from marts.fct_pull_requests where week_start = ?",
+            [W30],
+        )
+    )
+    assert len(ranks) == 23 and ranks[RACE_FIX] <= 8 and ranks[STREAM_FIX] <= 8
+    report = home / "reports" / "verl-project__verl"
+    en = (report / f"{W30}.en.md").read_text(encoding="utf-8")
+    entries = {
+        int(e.split("/pull/")[1].split(")")[0]): e
+        for e in en.split("## Key changes")[1].split("## Areas")[0].split("\n### ")[1:]
+    }
+    assert "reduce **\\~15.3%** wall-clock time”" in entries[SCHEDULING]
+    assert re.search(
+        r"- \*\*Measured impact\*\*: “Qwen2\.5-7B[^”]*\*\*\\~1\.3×\*\*”", entries[SHARDED_DELTA]
+    )
+    # every unchecked test box on a code change without tests, with the box's own words
+    unchecked = query(
+        home,
+        "select d.number, f.missing_tests, r.reason_key, r.evidence->>'box' "
+        "from intermediate.int_pull_request_descriptions d "
+        "join intermediate.int_pull_request_flags f using (repo, number) "
+        "left join marts.fct_weekly_risks r "
+        "on r.number = d.number and r.risk_flag = 'missing_tests' "
+        "where d.week_start = ? and d.test_box_state = 'unchecked' and f.untested_code_change",
+        [W30],
+    )
+    assert {n for n, *_ in unchecked} == {SCHEDULING, 7103, 7128, RACE_FIX, 7147}
+    for _, flagged, key, box in unchecked:
+        assert flagged and key == "box_unchecked" and box.startswith("Add ")
+    assert "the author left “Add unit or end-to-end test(s) to the CI workflow" in en
+    # the PRs whose description names NPU or Ascend, with the word that raised the flag
+    hardware = query(
+        home,
+        "select d.number, r.evidence->>'word' from intermediate.int_pull_request_descriptions d "
+        "left join marts.fct_weekly_risks r on r.number = d.number "
+        "and r.risk_flag = 'hardware_specific' "
+        "where d.week_start = ? and d.description_hardware_word in ('npu', 'ascend')",
+        [W30],
+    )
+    assert len(hardware) >= 6 and all(word in ("npu", "ascend") for _, word in hardware)
+    # every Chinese report of the history words its risk reasons in Chinese
+    for path in sorted(report.glob("*.zh.md")):
+        assert english_in_risk_reasons(path.read_text(encoding="utf-8")) == [], path.name
+
+
+def test_flags_stay_rare_enough_to_act_on(verl_builds) -> None:
+    (row,) = query(
+        verl_builds["file"],
+        "select count(*), "
+        + ", ".join(f"count(*) filter (where {flag})" for flag in FLAGS if flag != "missing_tests")
+        + ", count(*) filter (where list_has_any(risk_flags, ?))"
+        ", count(*) filter (where missing_tests and f.docs_only) "
+        "from marts.fct_pull_requests p left join ("
+        "  select number, bool_and(is_doc) as docs_only from intermediate.int_pull_request_files"
+        "  group by number) f using (number)",
+        [[flag for flag in FLAGS if flag != "missing_tests"]],
+    )
+    total, *per_flag, any_other, docs_only_missing_tests = row
+    assert max(per_flag) / total <= 0.15
+    assert any_other / total < 0.40
+    assert docs_only_missing_tests == 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
@@ -10,6 +11,8 @@ import duckdb
 from orchestration.report.text import MAX_BODY_CHARS, what_it_does
 
 HISTORY_WEEKS = 12
+FACTOR_ORDER = ("size", "breadth", "type", "severity", "impact", "breaking")
+FACTORS = (*FACTOR_ORDER, "core", "surface", "review", "dampener")
 DEFAULT_TRAILING_WEEKS = 4
 
 
@@ -29,8 +32,8 @@ class WeekFacts:
     volume_trend: str | None = None
     weights: dict[str, float] = field(default_factory=dict)
     thresholds: dict[str, float] = field(default_factory=dict)
-    # the importance factors the marts score, also in a week with no PR to read them from
-    factor_names: list[str] = field(default_factory=list)
+    # every importance factor the mart stores, in the report's order (also for an empty week)
+    factor_names: list[str] = field(default_factory=lambda: list(FACTORS))
     # the week's topics (fct_weekly_topics) with PRs, each with its PRs as `prs`, busiest first
     topics: list[dict] = field(default_factory=list)
 
@@ -43,12 +46,22 @@ class WeekFacts:
         return [p for p in self.prs if p["is_key"]]
 
 
-FACTOR_ORDER = ("size", "breadth", "type", "breaking")
-
-
 def _factor_order(column: str) -> tuple[int, str]:
     name = column.removeprefix("importance_")
     return (FACTOR_ORDER.index(name) if name in FACTOR_ORDER else len(FACTOR_ORDER), name)
+
+
+def _factor_names(conn: duckdb.DuckDBPyConnection) -> list[str]:
+    """The importance_* columns of fct_pull_requests, without their prefix, in report order."""
+    columns = [
+        name
+        for (name,) in conn.execute(
+            "select column_name from information_schema.columns "
+            "where table_schema = 'marts' and table_name = 'fct_pull_requests' "
+            "and starts_with(column_name, 'importance_')"
+        ).fetchall()
+    ]
+    return [c.removeprefix("importance_") for c in sorted(columns, key=_factor_order)]
 
 
 def _rows(conn: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> list[dict]:
@@ -124,12 +137,6 @@ def load_week(conn: duckdb.DuckDBPyConnection, repo: str, week_start: date) -> W
         """,
         [threshold, repo, week_start],
     )
-    columns = conn.execute("select * from marts.fct_pull_requests limit 0").description
-    factor_names = [
-        name.removeprefix("importance_")
-        for name in sorted((d[0] for d in columns), key=_factor_order)
-        if name.startswith("importance_")
-    ]
     bodies = _bodies(conn, repo, week_start)
     for rank, pr in enumerate(prs, start=1):
         pr["rank"] = rank
@@ -142,13 +149,15 @@ def load_week(conn: duckdb.DuckDBPyConnection, repo: str, week_start: date) -> W
     risks = _rows(
         conn,
         """
-        select r.risk_flag, r.number, r.reason
+        select r.risk_flag, r.number, r.reason, r.reason_key, r.evidence
         from marts.fct_weekly_risks r
         where r.repo = ? and r.week_start = ?
         order by r.risk_flag, r.number
         """,
         [repo, week_start],
     )
+    for risk in risks:  # JSON text from DuckDB: the values the reason is worded from
+        risk["evidence"] = json.loads(risk["evidence"]) if risk["evidence"] else {}
     trends = _rows(
         conn,
         """
@@ -209,6 +218,6 @@ def load_week(conn: duckdb.DuckDBPyConnection, repo: str, week_start: date) -> W
         volume_trend=row.get("volume_trend"),
         weights=weights,
         thresholds=thresholds,
-        factor_names=factor_names,
+        factor_names=_factor_names(conn),
         topics=_topics(conn, repo, week_start, prs),
     )

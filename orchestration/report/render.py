@@ -13,6 +13,7 @@ import jinja2
 from markupsafe import Markup
 
 from orchestration.config import TEMPLATES_DIR
+from orchestration.report import evidence
 from orchestration.report.charts import ChartText, area_chart_svg
 from orchestration.report.queries import HISTORY_WEEKS, WeekFacts
 from orchestration.report.text import clean_text, short_title
@@ -42,26 +43,23 @@ class ReportText(Translator):
         )
 
     def reason(self, flag: str, item: dict) -> str:
-        """A risk's reason in this language, from the PR's own figures when the flag is known."""
-        pr = item["pr"]
-        template = self.s["flag_reasons"].get(flag)
-        if template is None:
-            return self.esc(item["reason"])
-        return self.fill(
-            template,
-            type=self.type_label(pr["change_type"]),
-            lines=self.n("n_lines", pr["additions"] + pr["deletions"]),
-            files=self.n("n_files", pr["changed_files"]),
-        )
+        """A risk's reason in this language, worded from the evidence the mart stores."""
+        return evidence.reason(self, flag, item)
 
-    def factors(self, pr: dict) -> str:
-        """The importance factors that scored, largest first, each worded with its figures."""
+    def claims(self, pr: dict) -> str:
+        """The PR's measured impact claims, quoted with their figures in bold."""
+        return evidence.claims(self, pr)
+
+    def factors(self, pr: dict, signed: bool = False) -> str:
+        """The importance factors that scored, largest first, each worded with its figures
+        (with `signed`, the negative ones too, as the appendix lists them)."""
         names = self.s["factor_names"]
         parts = []
         scored = sorted(
-            ((name, points) for name, points in pr["factors"].items() if points > 0),
+            ((n, p) for n, p in pr["factors"].items() if p > 0 or (signed and p < 0)),
             key=lambda kv: (-kv[1], kv[0]),
         )
+        claims = pr.get("impact_claims") or []
         for name, points in scored:
             label = self.fill(
                 names.get(name, name),
@@ -69,8 +67,11 @@ class ReportText(Translator):
                 areas=self.n("n_areas", len(pr.get("areas") or [])),
                 files=self.n("n_files", pr["changed_files"]),
                 type_label=self.type_label(pr["change_type"]),
+                severity=evidence.quote(self, pr.get("severity_word") or ""),
+                figure=claims[0]["figure"] if claims else "",
             )
-            parts.append(self("factor", label=label, points=self.num(points, 1)))
+            key = "factor" if points > 0 else "factor_negative"
+            parts.append(self(key, label=label, points=self.num(abs(points), 1)))
         return self.join(parts)
 
     def recommendation(self, flag: str, prs: list[dict]) -> str:

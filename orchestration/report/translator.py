@@ -41,8 +41,9 @@ def md_inline(text: Any) -> str:
     if isinstance(text, MdText):
         return text
     text = _ENTITY.sub("&amp;", _MD_SPECIAL.sub(r"\\\1", clean_text(text)))
-    # a leading "#", "-", "+" or "1." would start a heading or a list where a line begins
-    return re.sub(r"^([#+-]|\d+\.)", r"\\\1", text)
+    # a leading "#", "-", "+" or "1." followed by a space would start a heading or a list where
+    # a line begins ("1.5×" or "#12" would not, and keep their look)
+    return re.sub(r"^([#+-]|\d+[.)])(?=\s|$)", r"\\\1", text)
 
 
 def md_cell(text: Any) -> str:

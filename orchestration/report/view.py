@@ -43,7 +43,7 @@ def flag_rank(flag: str) -> tuple[int, str]:
 @dataclass
 class RiskGroup:
     flag: str
-    items: list[dict]  # {"pr": pr, "reason": str}
+    items: list[dict]  # {"pr": pr, "reason": str, "reason_key": str, "evidence": dict}
 
     @property
     def prs(self) -> list[dict]:
@@ -122,7 +122,14 @@ def build_view(facts: WeekFacts) -> ReportView:
         pr = by_number.get(risk["number"])
         if pr is None:
             continue
-        groups.setdefault(risk["risk_flag"], []).append({"pr": pr, "reason": risk["reason"]})
+        groups.setdefault(risk["risk_flag"], []).append(
+            {
+                "pr": pr,
+                "reason": risk["reason"],
+                "reason_key": risk.get("reason_key"),
+                "evidence": risk.get("evidence") or {},
+            }
+        )
         pr_flags.setdefault(pr["number"], []).append(risk["risk_flag"])
     for flags in pr_flags.values():
         flags.sort(key=flag_rank)

@@ -2,7 +2,9 @@
 
 -- Hotspots: for each repository and week, the code files changed by the most PRs over the
 -- `hotspot_weeks` weeks ending with that week (seeds/thresholds.csv: the top `hotspot_top_n`
--- with at least `hotspot_min_prs` PRs). Tests, docs and CI files are not hotspots.
+-- with at least `hotspot_min_prs` PRs). Only program source counts: tests, docs, CI,
+-- configuration and data files and generated files (lock files, `_generated_*`, snapshots)
+-- are not hotspots.
 with settings as (
     select
         cast(max(value) filter (where name = 'hotspot_weeks') as integer) as hotspot_weeks,
@@ -14,7 +16,9 @@ with settings as (
 files as (
     select repo, week_start, number, path
     from {{ ref('int_pull_request_files') }}
-    where is_code
+    where is_code and not is_generated
+      -- program source, not configuration or data files that list options
+      and regexp_matches(path, '\.(py|pyx|go|rs|ts|tsx|js|jsx|java|kt|scala|c|cc|cpp|h|hpp|cu|cuh|rb|swift|cs|php|lua|jl)$')
     {% if is_incremental() %}
       and repo = {{ var('repo') }}
       and week_start between {{ var('start_week') }}

@@ -92,6 +92,12 @@ kinds as (
         regexp_matches(p.path, '^\.github/|^\.gitlab-ci|^\.ci/|(^|/)\.pre-commit|^\.circleci/|^\.buildkite/|(^|/)\.?codecov\.ya?ml$') as is_ci,
         -- dependency manifests, lock files and container builds
         regexp_matches(p.path, '(^|/)(requirements[^/]*\.(txt|in)|pyproject\.toml|setup\.(py|cfg)|Pipfile(\.lock)?|[^/]*\.lock|package(-lock)?\.json|pnpm-lock\.yaml|environment[^/]*\.ya?ml|go\.(mod|sum)|Cargo\.toml|Gemfile|pom\.xml|build\.gradle(\.kts)?|Dockerfile[^/]*|[^/]*\.[Dd]ockerfile)$') as is_dependency,
+        -- generated files: named so (`_generated_*`, `*.generated.*`, `generated/`), lock files,
+        -- test snapshots and compiled protocol buffers; never core paths or hotspots
+        regexp_matches(lower(p.path), '(^|/)[^/]*generated[^/]*$|(^|/)generated/|(^|/)[^/]*\.lock$|(^|/)(package-lock\.json|npm-shrinkwrap\.json|pnpm-lock\.yaml|go\.sum)$|(^|/)__snapshots__/|\.(snap|ambr)$|_pb2(_grpc)?\.pyi?$|\.pb\.(go|cc|h)$|\.min\.(js|css)$') as is_generated,
+        -- examples and shell scripts: run recipes, not code that unit tests cover
+        regexp_matches(p.path, '(^|/)examples?/') as is_example,
+        regexp_matches(p.path, '\.(sh|bash)\b[^/]*$') as is_script,
         string_split(lower(p.path), '/') as segments,
         regexp_split_to_array(lower(p.path), '[/._-]+') as words,
         string_split(p.repo, '/')[2] as repo_name
@@ -155,6 +161,9 @@ classified as (
         k.is_doc and not k.is_test as is_doc,
         k.is_ci,
         k.is_dependency,
+        k.is_generated,
+        k.is_example and not (k.is_test or k.is_ci) as is_example,
+        k.is_script and not (k.is_test or k.is_ci) as is_script,
         not (k.is_test or k.is_doc or k.is_ci) as is_code,
         coalesce(
             r.rule_area,
@@ -193,6 +202,9 @@ final as (
         c.is_doc,
         c.is_ci,
         c.is_dependency,
+        c.is_generated,
+        c.is_example,
+        c.is_script,
         c.is_code,
         c.area,
         c.configured_core_prefix,

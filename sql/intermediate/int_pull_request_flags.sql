@@ -1,10 +1,13 @@
 {{ config(materialized='incremental', lookback_weeks=26) }}
 
--- The ten risk flags of each merged pull request, one BOOLEAN and one reason per flag.
--- A flag whose data the source lacks is NULL, not false: missing_tests and core_path need the
--- changed files, unresolved_threads the review threads, no_approval the reviews;
--- dependency_change and hardware_specific are NULL when files are unknown and the title says
--- nothing. Thresholds are in seeds/thresholds.csv.
+-- The ten risk flags of each merged pull request: per flag a BOOLEAN, an English `_reason`,
+-- and the evidence as data (`_reason_key` names the sentence's form, `_evidence` holds its
+-- values as JSON: the word, the file, the box's text, counts, PR numbers), from which the
+-- report words the reason in its own language. A flag whose data the source lacks is NULL,
+-- not false: missing_tests and core_path need the changed files, unresolved_threads the review
+-- threads, no_approval the reviews; dependency_change and hardware_specific are NULL when
+-- files are unknown and the title and description say nothing. Thresholds are in
+-- seeds/thresholds.csv.
 
 -- read twice (review counts, the flags' sizes): scanning the table again costs less than the
 -- copy of all its rows, review lists included, that DuckDB keeps for a CTE used twice
@@ -29,8 +32,16 @@ links as (
     {% endif %}
 ),
 
-files as (
+-- read twice (core touches, file facts), as prs above
+files as not materialized (
     select * from {{ ref('int_pull_request_files') }}
+    {% if is_incremental() %}
+    where repo = {{ var('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
+    {% endif %}
+),
+
+descriptions as (
+    select * from {{ ref('int_pull_request_descriptions') }}
     {% if is_incremental() %}
     where repo = {{ var('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
     {% endif %}
@@ -48,7 +59,8 @@ settings as (
         max(value) filter (where name = 'missing_tests_min_lines') as missing_tests_min_lines,
         max(value) filter (where name = 'large_change_lines') as large_change_lines,
         max(value) filter (where name = 'large_change_files') as large_change_files,
-        cast(max(value) filter (where name = 'hotspot_weeks') as integer) as hotspot_weeks
+        cast(max(value) filter (where name = 'hotspot_weeks') as integer) as hotspot_weeks,
+        max(value) filter (where name = 'core_path_min_lines') as core_path_min_lines
     from {{ ref('thresholds') }}
 ),
 
@@ -58,17 +70,38 @@ core_touches as (
         f.repo,
         f.number,
         list(
-            case
-                when h.path is not null then printf('%s (changed by %d PRs in %d weeks)', f.path, h.pr_count, s.hotspot_weeks)
-                else printf('%s (configured core path %s)', f.path, f.configured_core_prefix)
-            end
+            {'path': f.path, 'lines': f.lines, 'prs': h.pr_count, 'weeks': s.hotspot_weeks,
+             'prefix': f.configured_core_prefix}
             order by coalesce(h.hotspot_rank, 1000000), f.path
-        ) as core_descriptions
+        ) as core_files
     from files f
     cross join settings s
     left join hotspots h using (repo, week_start, path)
-    where h.path is not null or f.configured_core_prefix is not null
+    where (h.path is not null or f.configured_core_prefix is not null) and not f.is_generated
+        and f.lines >= s.core_path_min_lines
     group by f.repo, f.number
+),
+
+-- What the changed files say: code that tests would cover (not generated, not examples), docs
+-- and examples only, the first file naming hardware (not docs, not examples) and the dependency files
+file_facts as (
+    select
+        repo,
+        number,
+        coalesce(sum(lines) filter (where is_code and not is_generated and not is_example and not is_script), 0)
+            as tested_code_lines,
+        bool_and(is_doc or is_example) as docs_or_examples_only,
+        min(path) filter (where hardware_word is not null and not is_doc and not is_example) as hardware_path,
+        arg_min(hardware_word, path) filter (where hardware_word is not null and not is_doc and not is_example)
+            as hardware_path_word,
+        -- lock files, requirement lists and container builds say the dependencies changed; a
+        -- manifest (pyproject.toml, Cargo.toml, ...) only when the title says so too
+        list(path order by path) filter (where is_dependency and regexp_matches(path,
+            '(^|/)([^/]*\.lock|package-lock\.json|pnpm-lock\.yaml|go\.sum|requirements[^/]*\.(txt|in)|environment[^/]*\.ya?ml|Pipfile|Dockerfile[^/]*|[^/]*\.[Dd]ockerfile)$'))
+            as dependency_files,
+        list(path order by path) filter (where is_dependency) as manifest_files
+    from files
+    group by repo, number
 ),
 
 reviews as (
@@ -85,18 +118,7 @@ reviews as (
     from prs
 ),
 
--- `#1`, `#1 and #2`, `#1, #2 and #3`
-numbered as (
-    select
-        l.*,
-        list_transform(l.reverted_by, lambda n: '#' || n) as reverted_by_refs,
-        list_transform(
-            list_zip(l.followed_up_by, l.follow_up_days),
-            lambda z: printf('#%d within %d %s', z[1], z[2], case when z[2] = 1 then 'day' else 'days' end)
-        ) as follow_up_refs
-    from links l
-),
-
+-- the flags and the facts each reason is made of
 flags as (
     select
         c.repo,
@@ -109,83 +131,230 @@ flags as (
         r.thread_count,
         r.reviews_known,
         r.threads_known,
-
+        c.change_type,
+        c.files_known,
+        c.touches_tests,
+        ff.tested_code_lines,
+        coalesce(ff.docs_or_examples_only, false) as docs_or_examples_only,
+        -- a code change tests should cover: a feature, fix, performance change or refactor that
+        -- changes code other than generated files and examples
+        c.files_known and c.change_type in ('feat', 'fix', 'perf', 'refactor')
+            and coalesce(ff.tested_code_lines, 0) > 0 and not coalesce(c.touches_tests, false)
+            as untested_code_change,
+        d.test_box_state,
+        d.test_box_text,
+        d.no_test_sentence,
+        ct.core_files,
+        ff.hardware_path,
+        ff.hardware_path_word,
+        d.title_hardware_word,
+        d.description_hardware_word,
+        d.hardware_sentence,
         case
-            when not c.files_known then null
-            else c.change_type in ('feat', 'fix', 'perf', 'refactor')
-                and c.code_lines >= s.missing_tests_min_lines and not c.touches_tests
-        end as missing_tests,
-        -- the reasons every row gets are joined with || (NULL when a part is, like printf) at a
-        -- third of printf's cost
-        c.change_type || ' change of ' || c.code_lines || ' lines of code with no test file changed'
-            as missing_tests_reason,
-
-        case when c.files_known then ct.core_descriptions is not null end as core_path,
-        'changes ' || ct.core_descriptions[1]
-            || case when len(ct.core_descriptions) > 1
-                then printf(' and %d more core files', len(ct.core_descriptions) - 1) else '' end
-            as core_path_reason,
-
-        case when r.threads_known then r.unresolved_threads > 0 end as unresolved_threads,
-        r.unresolved_threads || ' of ' || r.thread_count || ' review threads unresolved at merge'
-            as unresolved_threads_reason,
-
-        case when r.reviews_known then r.approvals = 0 end as no_approval,
-        case
-            when r.review_count = 0 then 'merged with no review'
-            else printf('merged with no approving review among %d reviews', r.review_count)
-        end as no_approval_reason,
-
-        case
-            when len(c.dependency_paths) > 0 or c.dependency_title_word is not null then true
-            when c.files_known then false
-        end as dependency_change,
-        case
-            when len(c.dependency_paths) > 0 then 'changes ' || array_to_string(c.dependency_paths[1:3], ', ')
-                || case when len(c.dependency_paths) > 3
-                    then printf(' and %d more', len(c.dependency_paths) - 3) else '' end
-            else 'the title says "' || c.dependency_title_word || '"'
-        end as dependency_change_reason,
-
-        c.is_breaking as breaking_change,
-        c.breaking_reason as breaking_change_reason,
-
-        case
-            when c.hardware_title_word is not null or c.hardware_path is not null then true
-            when c.files_known then false
-        end as hardware_specific,
-        case
-            when c.hardware_title_word is not null then 'the title names "' || c.hardware_title_word || '"'
-            else 'changes ' || c.hardware_path || ' ("' || c.hardware_path_word || '")'
-        end as hardware_specific_reason,
-
-        p.additions + p.deletions >= s.large_change_lines or p.changed_files >= s.large_change_files
-            as large_change,
-        (p.additions + p.deletions) || ' lines across ' || p.changed_files || ' files'
-            as large_change_reason,
-
-        c.is_revert or len(l.reverted_by) > 0 as revert,
+            when c.dependency_title_word is not null then list_concat(coalesce(ff.dependency_files, []),
+                list_filter(coalesce(ff.manifest_files, []),
+                    lambda m: not list_contains(coalesce(ff.dependency_files, []), m)))
+            else coalesce(ff.dependency_files, [])
+        end as dependency_files,
+        c.dependency_title_word,
+        c.breaking_signal,
+        d.breaking_note,
+        r.unresolved_threads as unresolved_count,
+        r.approvals,
+        c.is_revert,
         l.reverts_number,
         l.reverted_by,
-        concat_ws('; ',
-            case
-                when c.is_revert and l.reverts_number is not null then printf('reverts #%d', l.reverts_number)
-                when c.is_revert then 'reverts an earlier change (its PR is not in the extracted history)'
-            end,
-            case when len(l.reverted_by) > 0
-                then 'reverted by ' || array_to_string(l.reverted_by_refs, ', ') end
-        ) as revert_reason,
-
-        len(l.followed_up_by) > 0 as quick_follow_up,
         l.followed_up_by,
+        l.follow_up_days,
         l.follows_up,
-        'followed up by ' || array_to_string(l.follow_up_refs, ', ') as quick_follow_up_reason
+        s.missing_tests_min_lines,
+        s.large_change_lines,
+        s.large_change_files
     from classified c
     join prs p using (repo, number)
     join reviews r using (repo, number)
-    join numbered l using (repo, number)
+    join links l using (repo, number)
+    join descriptions d using (repo, number)
     cross join settings s
     left join core_touches ct using (repo, number)
+    left join file_facts ff using (repo, number)
+),
+
+keyed as (
+    select
+        f.*,
+
+        case
+            when not f.files_known then null
+            when not f.untested_code_change then false
+            when f.test_box_state = 'unchecked' or f.no_test_sentence is not null then true
+            when f.test_box_state = 'checked' then false
+            else f.tested_code_lines >= f.missing_tests_min_lines
+        end as missing_tests,
+        case
+            when f.test_box_state = 'unchecked' then 'box_unchecked'
+            when f.no_test_sentence is not null then 'no_test_said'
+            else 'no_test_file'
+        end as missing_tests_reason_key,
+
+        -- documentation, test and CI changes to a core file do not put what runs through it at risk
+        case when f.files_known then f.core_files is not null and f.change_type not in ('docs', 'test', 'ci') end
+            as core_path,
+        case when f.core_files[1].prs is not null then 'hotspot' else 'configured' end as core_path_reason_key,
+
+        case when f.threads_known then f.unresolved_count > 0 end as unresolved_threads,
+        case when f.reviews_known then f.approvals = 0 end as no_approval,
+        case when f.review_count = 0 then 'no_review' else 'no_approving_review' end as no_approval_reason_key,
+
+        case
+            when len(f.dependency_files) > 0 or f.dependency_title_word is not null then true
+            when f.files_known then false
+        end as dependency_change,
+        case when len(f.dependency_files) > 0 then 'files' else 'title_word' end as dependency_change_reason_key,
+
+        f.breaking_signal is not null or f.breaking_note is not null as breaking_change,
+        coalesce(f.breaking_signal, 'description') as breaking_change_reason_key,
+
+        -- hardware: the title names it, a file for it changed (code, build, CI, tests), or the
+        -- description names it; never for a change to documentation and examples alone
+        case
+            when f.hardware_path is not null then true
+            when f.docs_or_examples_only then false
+            when f.title_hardware_word is not null or f.description_hardware_word is not null then true
+            when f.files_known then false
+        end as hardware_specific,
+        case
+            when f.title_hardware_word is not null and not f.docs_or_examples_only then 'title'
+            when f.hardware_path is not null then 'path'
+            else 'description'
+        end as hardware_specific_reason_key,
+
+        f.changed_lines >= f.large_change_lines or f.changed_files >= f.large_change_files as large_change,
+
+        f.is_revert or len(f.reverted_by) > 0 as revert,
+        case
+            when f.is_revert and f.reverts_number is not null then 'reverts'
+            when f.is_revert then 'reverts_unknown'
+            else ''
+        end || case
+            when len(f.reverted_by) > 0 then (case when f.is_revert then '_and_' else '' end) || 'reverted_by'
+            else ''
+        end as revert_reason_key,
+
+        len(f.followed_up_by) > 0 as quick_follow_up
+    from flags f
+),
+
+-- `#1`, `#1 and #2`, `#1, #2 and #3`
+reasons as (
+    select
+        k.*,
+        -- the English reasons are joined with || (NULL when a part is, like printf) at a third
+        -- of printf's cost; the evidence (and a reason that needs a lambda) is made only for a
+        -- raised flag
+        case k.missing_tests_reason_key
+            when 'box_unchecked' then 'the author left "' || k.test_box_text || '" unchecked'
+            when 'no_test_said' then 'the author wrote "' || k.no_test_sentence || '"'
+            else k.change_type || ' change of ' || k.tested_code_lines || ' lines of code with no test file changed'
+        end as missing_tests_reason,
+        case when k.missing_tests then case k.missing_tests_reason_key
+            when 'box_unchecked' then to_json({'box': k.test_box_text, 'type': k.change_type})
+            when 'no_test_said' then to_json({'sentence': k.no_test_sentence, 'type': k.change_type})
+            else to_json({'type': k.change_type, 'lines': k.tested_code_lines})
+        end end as missing_tests_evidence,
+
+        'changes ' || k.core_files[1].path || case k.core_path_reason_key
+            when 'hotspot' then ' (changed by ' || k.core_files[1].prs || ' PRs in ' || k.core_files[1].weeks || ' weeks)'
+            else ' (configured core path ' || k.core_files[1].prefix || ')'
+        end || case
+            when len(k.core_files) = 2 then ' and 1 more core file'
+            when len(k.core_files) > 2 then ' and ' || (len(k.core_files) - 1) || ' more core files'
+            else ''
+        end as core_path_reason,
+        case when k.core_path then to_json({
+            'path': k.core_files[1].path, 'lines': k.core_files[1].lines,
+            'prs': k.core_files[1].prs, 'weeks': k.core_files[1].weeks,
+            'prefix': k.core_files[1].prefix, 'more': len(k.core_files) - 1
+        }) end as core_path_evidence,
+
+        'unresolved' as unresolved_threads_reason_key,
+        k.unresolved_count || ' of ' || k.thread_count
+            || case when k.thread_count = 1 then ' review thread' else ' review threads' end
+            || ' unresolved at merge' as unresolved_threads_reason,
+        case when k.unresolved_threads then to_json({'unresolved': k.unresolved_count, 'threads': k.thread_count})
+        end as unresolved_threads_evidence,
+
+        case k.no_approval_reason_key
+            when 'no_review' then 'merged with no review'
+            else 'merged with no approving review among ' || k.review_count
+                || case when k.review_count = 1 then ' review' else ' reviews' end
+        end as no_approval_reason,
+        case when k.no_approval then to_json({'reviews': k.review_count}) end as no_approval_evidence,
+
+        case k.dependency_change_reason_key
+            when 'files' then 'changes ' || array_to_string(k.dependency_files[1:3], ', ')
+                || case when len(k.dependency_files) > 3 then ' and ' || (len(k.dependency_files) - 3) || ' more' else '' end
+            else 'the title says "' || k.dependency_title_word || '"'
+        end as dependency_change_reason,
+        case when k.dependency_change then case k.dependency_change_reason_key
+            when 'files' then to_json({'files': k.dependency_files[1:3], 'more': greatest(len(k.dependency_files) - 3, 0)})
+            else to_json({'word': k.dependency_title_word})
+        end end as dependency_change_evidence,
+
+        case k.breaking_change_reason_key
+            when 'title_tag' then 'the title is tagged [BREAKING]'
+            when 'title_bang' then 'the title''s type carries `!`'
+            when 'title_prefix' then 'the title starts with `breaking:`'
+            when 'label' then 'labelled breaking'
+            else 'the description says "' || k.breaking_note || '"'
+        end as breaking_change_reason,
+        case when k.breaking_change then to_json({'note': k.breaking_note}) end as breaking_change_evidence,
+
+        case k.hardware_specific_reason_key
+            when 'title' then 'the title names "' || k.title_hardware_word || '"'
+            when 'path' then 'changes ' || k.hardware_path || ' ("' || k.hardware_path_word || '")'
+            else 'the description names "' || k.description_hardware_word || '": "' || k.hardware_sentence || '"'
+        end as hardware_specific_reason,
+        case when k.hardware_specific then case k.hardware_specific_reason_key
+            when 'title' then to_json({'word': k.title_hardware_word})
+            when 'path' then to_json({'word': k.hardware_path_word, 'path': k.hardware_path})
+            else to_json({'word': k.description_hardware_word, 'sentence': k.hardware_sentence})
+        end end as hardware_specific_evidence,
+
+        'size' as large_change_reason_key,
+        k.changed_lines || ' lines across ' || k.changed_files || case when k.changed_files = 1 then ' file' else ' files' end
+            as large_change_reason,
+        case when k.large_change then to_json({'lines': k.changed_lines, 'files': k.changed_files})
+        end as large_change_evidence,
+
+        case when k.revert then concat_ws('; ',
+            case
+                when k.is_revert and k.reverts_number is not null then 'reverts #' || k.reverts_number
+                when k.is_revert then 'reverts an earlier change (its PR is not in the extracted history)'
+            end,
+            case when len(k.reverted_by) > 0
+                then 'reverted by ' || array_to_string(list_transform(k.reverted_by, lambda n: '#' || n), ', ') end
+        ) end as revert_reason,
+        case when k.revert then to_json({'reverts': k.reverts_number, 'reverted_by': k.reverted_by})
+        end as revert_evidence,
+
+        'followed_up_by' as quick_follow_up_reason_key,
+        case when k.quick_follow_up then 'followed up by ' || array_to_string(list_transform(
+            list_zip(k.followed_up_by, k.follow_up_days),
+            lambda z: '#' || z[1] || ' within ' || z[2] || case when z[2] = 1 then ' day' else ' days' end
+        ), ', ') end as quick_follow_up_reason,
+        case when k.quick_follow_up then to_json({'follow_ups': list_transform(
+            list_zip(k.followed_up_by, k.follow_up_days), lambda z: {'number': z[1], 'days': z[2]})
+        }) end as quick_follow_up_evidence
+    from keyed k
 )
 
-select * from flags
+select
+    * exclude (
+        change_type, files_known, touches_tests, tested_code_lines, docs_or_examples_only,
+        test_box_state, test_box_text, no_test_sentence, core_files, hardware_path, hardware_path_word,
+        title_hardware_word, description_hardware_word, hardware_sentence, dependency_files,
+        dependency_title_word, breaking_signal, breaking_note, unresolved_count, approvals, is_revert,
+        follow_up_days, missing_tests_min_lines, large_change_lines, large_change_files
+    )
+from reasons

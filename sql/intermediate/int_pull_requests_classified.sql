@@ -56,7 +56,6 @@ vocabulary as (
         (select list({'pattern': lower(login_pattern), 'change_type': change_type}) from {{ ref('bot_authors') }})
             as bot_types,
         (select list(distinct lower(keyword)) from {{ ref('keywords') }} where signal = 'performance') as performance_words,
-        (select list(distinct lower(keyword)) from {{ ref('keywords') }} where signal = 'hardware') as hardware_words,
         (select list(distinct lower(keyword)) from {{ ref('keywords') }} where signal = 'dependency') as dependency_words,
         (select map(list(lower(alias)), list(coalesce(area, ''))) from {{ ref('area_aliases') }} where repo = '*') as area_of_alias
 ),
@@ -86,9 +85,7 @@ file_signals as (
         min(path) filter (where change_type = 'ADDED' and is_code
             and regexp_matches(path, '\.(py|pyx|go|rs|ts|tsx|js|jsx|java|kt|scala|c|cc|cpp|h|hpp|cu|cuh|rb|swift|cs|php|lua|jl)$')
             and not regexp_matches(path, '(^|/)__init__\.py$')) as new_module_path,
-        list(path order by path) filter (where is_dependency) as dependency_paths,
-        min(path) filter (where hardware_word is not null) as hardware_path,
-        arg_min(hardware_word, path) filter (where hardware_word is not null) as hardware_path_word
+        list(path order by path) filter (where is_dependency) as dependency_paths
     from files
     group by repo, number
 ),
@@ -236,18 +233,13 @@ typed as (
             and not list_contains(v.language_tags, w)) as release_other_words,
         list_filter(v.bot_types, lambda b: lower(coalesce(t.author, '')) like b.pattern)[1].change_type as bot_type,
         list_filter(t.title_words, lambda w: list_contains(v.performance_words, w))[1] as performance_word,
-        list_filter(t.title_words, lambda w: list_contains(v.hardware_words, w))[1] as hardware_title_word,
         list_filter(t.title_words, lambda w: list_contains(v.dependency_words, w))[1] as dependency_title_word,
         case
-            when list_contains(t.tokens, 'breaking') then 'the title is tagged [BREAKING]'
-            when t.typed_bang then 'the title''s type carries `!`'
-            when t.prefix_word = 'breaking' then 'the title starts with `breaking:`'
-            when list_has_any(t.label_names, ['breaking', 'breaking change', 'breaking-change'])
-                then 'labelled breaking'
-            -- the regexes on the description run only where a plain search finds their word
-            when contains(t.body, 'BREAKING') and regexp_matches(t.body, '(?m)^BREAKING[ -]CHANGE:')
-                then 'the description has BREAKING CHANGE:'
-        end as breaking_reason,
+            when list_contains(t.tokens, 'breaking') then 'title_tag'
+            when t.typed_bang then 'title_bang'
+            when t.prefix_word = 'breaking' then 'title_prefix'
+            when list_has_any(t.label_names, ['breaking', 'breaking change', 'breaking-change']) then 'label'
+        end as breaking_signal,
         -- modules: bracket tokens that are not pure type words (when the title also has a
         -- `type:`, every bracket token is a module), a conventional-commit scope, and a
         -- leading `module:` that is not a type word
@@ -412,8 +404,8 @@ classified as (
             when f.dependency_only or f.new_module_path is not null then 'paths_fallback'
             else 'none'
         end as change_type_signal,
-        p.breaking_reason is not null as is_breaking,
-        p.breaking_reason,
+        p.breaking_signal is not null as is_breaking,
+        p.breaking_signal,
         -- a change without code is placed by its paths (docs, ci, examples), whatever its title
         coalesce(
             case when k.non_code_type in ('docs', 'ci') then pa.primary_path_area end,
@@ -440,9 +432,6 @@ classified as (
         f.new_module_path,
         coalesce(f.dependency_paths, []) as dependency_paths,
         p.dependency_title_word,
-        p.hardware_title_word,
-        f.hardware_path,
-        f.hardware_path_word,
         cast(p.revert_number_text as bigint) as revert_number_hint,
         p.revert_commit,
         p.revert_quoted_title,

@@ -24,6 +24,13 @@ flags as (
     {% endif %}
 ),
 
+descriptions as (
+    select * from {{ ref('int_pull_request_descriptions') }}
+    {% if is_incremental() %}
+    where repo = {{ var('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
+    {% endif %}
+),
+
 weights as (
     select map(list(factor), list(weight)) as w from {{ ref('importance_weights') }}
 ),
@@ -46,11 +53,13 @@ factors as (
         c.primary_area,
         c.areas,
         c.area_signal,
-        c.is_breaking,
+        fl.breaking_change as is_breaking,
         c.is_performance,
         c.touches_tests,
         c.new_module_path,
         fl.* exclude (repo, week_start, number, changed_lines, changed_files),
+        d.severity_word,
+        d.impact_claims,
         least(w.w['size_cap'], w.w['size'] * log10(1 + p.additions + p.deletions)) as size_points,
         least(
             w.w['breadth_cap'],
@@ -59,7 +68,12 @@ factors as (
         ) as breadth_points,
         case when fl.core_path then w.w['core'] else 0 end as core_points,
         coalesce(w.w['type_' || c.change_type], 0) as type_points,
-        case when c.is_breaking then w.w['breaking'] else 0 end as breaking_points,
+        case when fl.breaking_change then w.w['breaking'] else 0 end as breaking_points,
+        -- consequence: a fix of a race, a crash, a corruption, ... (seeds/severity_words.csv)
+        case when c.change_type = 'fix' and d.severity_word is not null then w.w['severity'] else 0 end
+            as severity_points,
+        -- a figure the author measured (a % or × beside a metric's words)
+        case when len(d.impact_claims) > 0 then w.w['impact'] else 0 end as impact_points,
         case when c.new_module_path is not null then w.w['surface'] else 0 end as surface_points,
         -- NULL when the source holds no reviews and no threads: unknown, so it adds nothing
         case when fl.reviews_known or fl.threads_known then least(
@@ -72,6 +86,7 @@ factors as (
     from prs p
     join classified c using (repo, number)
     join flags fl using (repo, number)
+    join descriptions d using (repo, number)
     cross join weights w
 ),
 
@@ -79,7 +94,7 @@ scored as (
     select
         *,
         size_points + breadth_points + core_points + type_points + breaking_points
-            + surface_points + coalesce(review_points, 0) as raw_points
+            + severity_points + impact_points + surface_points + coalesce(review_points, 0) as raw_points
     from factors
 ),
 
@@ -139,6 +154,8 @@ final as (
         round(f.core_points, 2) as importance_core,
         round(f.type_points, 2) as importance_type,
         round(f.breaking_points, 2) as importance_breaking,
+        round(f.severity_points, 2) as importance_severity,
+        round(f.impact_points, 2) as importance_impact,
         round(f.surface_points, 2) as importance_surface,
         round(f.review_points, 2) as importance_review,
         round(case when f.dampened then -f.raw_points * (1 - f.dampener_keep) else 0 end, 2)
@@ -173,6 +190,8 @@ final as (
         f.followed_up_by,
         f.follows_up,
         f.new_module_path,
+        f.severity_word,
+        f.impact_claims,
         left(regexp_replace(coalesce(s.first_paragraph, ''), '^[-*+]\s+|\*\*|__|`', '', 'g'), 280)
             as summary
     from scored f

@@ -1,0 +1,253 @@
+"""How often the risk flags fire over whole histories, and the verl 2026-W30 acceptance checks.
+
+`python -m bench.facts_flags [--keep DIR]` writes each shared dataset's whole history into a
+throw-away lake, builds every SQL model over it through the model runner (as `bench/scale.py`
+does; no Dagster run, no reports), and prints per repository: the share of PRs each flag is
+set on, the share carrying any flag other than `missing_tests`, and for verl the week 2026-W30
+checks of issue 12 (ranks of the two correctness fixes, quoted impact claims, missing tests
+from unchecked test boxes, hardware named in descriptions).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+import duckdb
+
+ROOT = Path(__file__).resolve().parents[1]
+DATASETS = {
+    "verl-project/verl": ROOT.parent / "shared/datasets/verl-project__verl/pull_requests.jsonl.gz",
+    "pola-rs/polars": ROOT.parent / "shared/datasets/pola-rs__polars/pull_requests.jsonl.gz",
+}
+FLAGS = (
+    "missing_tests",
+    "core_path",
+    "unresolved_threads",
+    "no_approval",
+    "dependency_change",
+    "breaking_change",
+    "hardware_specific",
+    "large_change",
+    "revert",
+    "quick_follow_up",
+)
+ANY_FLAG_TARGET = 0.40  # share of PRs with a flag other than missing_tests
+ONE_FLAG_TARGET = 0.15  # share of PRs any single such flag may be set on
+W30 = date(2026, 7, 20)
+
+
+def write_lake(home: Path, repo: str, dataset: Path) -> int:
+    """Every PR of `dataset` into the lake, one file per week from its first week to its last."""
+    from orchestration.lake import to_row, write_partition
+    from orchestration.sources.file import FileSource
+    from orchestration.weeks import weeks_between
+
+    source = FileSource(dataset)
+    far = datetime(1970, 1, 1, tzinfo=UTC), datetime(2100, 1, 1, tzinfo=UTC)
+    weeks: dict[date, list[dict]] = defaultdict(list)
+    for node in source.fetch(repo, *far):
+        row = to_row(node, repo)
+        weeks[row["week_start"]].append(row)
+    for week in weeks_between(min(weeks), max(weeks)):
+        write_partition(home / "lake", repo, week, weeks.get(week, []))
+    return sum(len(rows) for rows in weeks.values())
+
+
+def build_models(home: Path) -> Path:
+    """Every model from an empty warehouse over the lake, through the model runner."""
+    from orchestration.config import SQL_DIR
+    from orchestration.models.project import load_project
+    from orchestration.models.repository_settings import load_repository_settings
+    from orchestration.models.run import load_seeds, materialize
+    from orchestration.warehouse import connect
+
+    project = load_project(SQL_DIR)
+    warehouse = home / "warehouse.duckdb"
+    with connect(warehouse) as conn:
+        load_seeds(conn, project)
+        load_repository_settings(conn, home)
+        for name in project.order:
+            materialize(conn, project, project.models[name], lake_dir=home / "lake", scope=None)
+    return warehouse
+
+
+# verl 2026-W30, read by hand: the fixes the issue names, and the PRs whose entries quote a figure
+RACE_FIX = 7139  # `_base` guard that prevents an NCCL buffer race
+STREAM_FIX = 7083  # CUDA stream synchronisation that prevents corrupted weights
+SCHEDULING = (6556, "15.3%")  # dynamic resource scheduling: "reduce ~15.3% wall-clock time"
+SHARDED_DELTA = (7144, "×")  # sharded delta: a table of ×-speed-ups
+TOP = 8
+
+
+def flag_rates(conn: duckdb.DuckDBPyConnection, repo: str) -> dict:
+    """Share of the repository's PRs each flag is set on, and with any but missing_tests."""
+    shares = ", ".join(f"avg(coalesce({flag}, false)::int) as {flag}" for flag in FLAGS)
+    row = conn.execute(
+        f"""
+        select count(*) as prs, {shares},
+            avg((len(list_filter(risk_flags, lambda f: f <> 'missing_tests')) > 0)::int)
+                as any_other
+        from marts.fct_pull_requests where repo = ?
+        """,
+        [repo],
+    ).fetchone()
+    names = ["prs", *FLAGS, "any_other"]
+    return dict(zip(names, row, strict=True))
+
+
+def w30_checks(conn: duckdb.DuckDBPyConnection) -> list[tuple[str, str, bool]]:
+    """(check, what was found, met) for the acceptance points of issue 12 on verl 2026-W30."""
+    from orchestration.report.queries import load_week
+    from orchestration.report.render import render_week
+
+    repo = "verl-project/verl"
+    ranks = dict(
+        conn.execute(
+            "select number, row_number() over (order by importance desc, number) "
+            "from marts.fct_pull_requests where repo = ? and week_start = ?",
+            [repo, W30],
+        ).fetchall()
+    )
+    checks = [
+        (f"#{n} ({what}) in the top {TOP}", f"rank {ranks.get(n)} of {len(ranks)}",
+         ranks.get(n, 99) <= TOP)
+        for n, what in ((RACE_FIX, "NCCL buffer race"), (STREAM_FIX, "CUDA stream sync"))
+    ]  # fmt: skip
+    report = render_week(load_week(conn, repo, W30))[f"{W30}.en.md"]
+    entries = report.split("## Key changes")[1].split("## Areas")[0].split("\n### ")
+    for number, figure in (SCHEDULING, SHARDED_DELTA):
+        entry = next((e for e in entries if f"/pull/{number})" in e.split("\n")[0]), "")
+        quoted = [line for line in entry.splitlines() if line.startswith("- **Measured impact**")]
+        bold = quoted and any(figure in part for part in quoted[0].split("**")[1::2])
+        checks.append(
+            (f"#{number}'s key-change entry quotes {figure} in bold",
+             quoted[0][:90] + "…" if quoted else "no measured impact quoted", bool(bold))
+        )  # fmt: skip
+    boxes = conn.execute(
+        """
+        select d.number, fl.untested_code_change, coalesce(f.missing_tests, false), r.reason_key,
+            f.touches_tests
+        from intermediate.int_pull_request_descriptions d
+        join marts.fct_pull_requests f using (repo, number)
+        join intermediate.int_pull_request_flags fl using (repo, number)
+        left join marts.fct_weekly_risks r
+            on r.repo = d.repo and r.number = d.number and r.risk_flag = 'missing_tests'
+        where d.repo = ? and d.week_start = ? and d.test_box_state = 'unchecked'
+        order by d.number
+        """,
+        [repo, W30],
+    ).fetchall()
+    code = [b for b in boxes if b[1]]
+    others = ", ".join(
+        f"#{n} ({'changes a test file' if tests else 'no code tests cover'})"
+        for n, untested, _, _, tests in boxes
+        if not untested
+    )
+    checks.append(
+        ("missing_tests on every unchecked test box of a code change without tests",
+         f"{sum(1 for b in code if b[2] and b[3] == 'box_unchecked')} of {len(code)} "
+         f"(other unchecked boxes: {others or 'none'})",
+         all(b[2] and b[3] == "box_unchecked" for b in code))
+    )  # fmt: skip
+    hardware = conn.execute(
+        """
+        select d.number, d.description_hardware_word, f.hardware_specific, r.evidence->>'word'
+        from intermediate.int_pull_request_descriptions d
+        join marts.fct_pull_requests f using (repo, number)
+        left join marts.fct_weekly_risks r
+            on r.repo = d.repo and r.number = d.number and r.risk_flag = 'hardware_specific'
+        where d.repo = ? and d.week_start = ? and d.description_hardware_word in ('npu', 'ascend')
+        order by d.number
+        """,
+        [repo, W30],
+    ).fetchall()
+    checks.append(
+        ("hardware_specific on every PR whose description names NPU or Ascend",
+         ", ".join(f"#{n} ({word})" for n, _, flagged, word in hardware if flagged),
+         all(flagged and word in ("npu", "ascend") for _, _, flagged, word in hardware))
+    )  # fmt: skip
+    return checks
+
+
+def docs_only_missing_tests(conn: duckdb.DuckDBPyConnection, repo: str) -> int:
+    """PRs that change documentation alone and still carry missing_tests (should be none)."""
+    (count,) = conn.execute(
+        """
+        select count(*) from marts.fct_pull_requests p
+        join (
+            select repo, number from intermediate.int_pull_request_files
+            group by all having bool_and(is_doc)
+        ) using (repo, number)
+        where p.repo = ? and p.missing_tests
+        """,
+        [repo],
+    ).fetchone()
+    return count
+
+
+def _pct(share: float) -> str:
+    return f"{100 * share:5.1f}%"
+
+
+def report(warehouse: Path, repos: list[str], seconds: float) -> bool:
+    """Print every figure; True when every target and check is met."""
+    met = True
+    with duckdb.connect(str(warehouse), read_only=True) as conn:
+        for repo in repos:
+            rates = flag_rates(conn, repo)
+            others = {f: rates[f] for f in FLAGS if f != "missing_tests"}
+            worst = max(others, key=others.get)
+            docs = docs_only_missing_tests(conn, repo)
+            ok = (
+                rates["any_other"] < ANY_FLAG_TARGET
+                and others[worst] <= ONE_FLAG_TARGET
+                and docs == 0
+            )
+            met &= ok
+            print(f"\n{repo}: {rates['prs']:,} PRs, whole history")
+            for flag in FLAGS:
+                print(f"  {flag:<20} {_pct(rates[flag])}")
+            print(f"  {'any flag but missing_tests':<27} {_pct(rates['any_other'])}"
+                  f"   target < {ANY_FLAG_TARGET:.0%}")  # fmt: skip
+            print(f"  {'most frequent such flag':<27} {_pct(others[worst])}"
+                  f"   ({worst}; target <= {ONE_FLAG_TARGET:.0%})")  # fmt: skip
+            print(f"  {'docs-only PRs with missing_tests':<33} {docs}   target 0")
+            print(f"  targets {'met' if ok else 'NOT met'}")
+        if "verl-project/verl" in repos:
+            print(f"\nverl-project/verl {W30} ({W30.isocalendar()[0]}-W{W30.isocalendar()[1]})")
+            for check, found, ok in w30_checks(conn):
+                met &= ok
+                print(f"  [{'ok' if ok else 'NO'}] {check}: {found}")
+    print(f"\nbuilt and measured in {seconds:.0f} s")
+    return met
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.facts_flags", description=__doc__)
+    parser.add_argument("--keep", type=Path, help="build here and keep it (default: a temp dir)")
+    args = parser.parse_args(argv)
+    repos = [repo for repo, path in DATASETS.items() if path.is_file()]
+    if not repos:
+        parser.error("no shared dataset found (../shared/datasets/ beside the clone)")
+    home = args.keep or Path(tempfile.mkdtemp(prefix="prweekly-facts-"))
+    began = time.perf_counter()
+    try:
+        if not (home / "lake").exists():
+            for repo in repos:
+                print(f"{repo}: {write_lake(home, repo, DATASETS[repo]):,} PRs into the lake")
+        warehouse = build_models(home)
+        return 0 if report(warehouse, repos, time.perf_counter() - began) else 1
+    finally:
+        if args.keep is None:
+            shutil.rmtree(home, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,440 @@
+{{ config(materialized='incremental') }}
+
+-- What each merged pull request's own words say, each signal stored with the text that raised
+-- it: the template's test box (checked, unchecked, absent) and its "Test" section, a sentence
+-- saying no test was added, measured impact claims (a % or × figure beside the metric's
+-- words), hardware named in the title or description, a breaking-change note, the issues it
+-- closes, and the word naming what a fix fixes (a race, a crash, ...). Vocabularies are in
+-- seeds/description_signals.csv, seeds/severity_words.csv and seeds/keywords.csv.
+--
+-- The description is read as its author wrote it: HTML comments, fenced code and quoted
+-- template instructions (`> ...`) are dropped, and hard-wrapped lines are joined back into
+-- their paragraph, list item or table row. Words match whole (`arm` is not in `alarm`). A
+-- description is normalised once (lower case, one space for anything but letters and digits);
+-- each signal runs only where its words occur, and each regex only where a plain search
+-- finds its literal.
+with prs as (
+    select repo, week_start, number, title, left(body, 20000) as body
+    from {{ ref('stg_pull_requests') }}
+    {% if is_incremental() %}
+    where repo = {{ var('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
+    {% endif %}
+),
+
+-- phrases as ` word word `: lower case, anything but letters and digits one space, so that
+-- `contains(' ' || normalised text || ' ', phrase)` matches whole words
+phrases as (
+    select signal, ' ' || trim(regexp_replace(lower(phrase), '[^a-z0-9]+', ' ', 'g')) || ' ' as phrase
+    from {{ ref('description_signals') }}
+),
+
+severity as (
+    select distinct ' ' || trim(regexp_replace(lower(phrase), '[^a-z0-9]+', ' ', 'g')) || ' ' as phrase, consequence
+    from {{ ref('severity_words') }}
+),
+
+vocabulary as (
+    select
+        (select list(phrase) from phrases where signal = 'test_box') as test_box_words,
+        (select list(phrase) from phrases where signal = 'no_test') as no_test_phrases,
+        (select list(phrase) from phrases where signal = 'no_test_section') as no_test_answers,
+        (select list(phrase) from phrases where signal = 'impact_metric') as metric_phrases,
+        (select list(phrase) from phrases where signal = 'impact_excluded') as impact_excluded,
+        (select list(phrase) from phrases where signal = 'breaking') as breaking_phrases,
+        (select list(phrase) from phrases where signal = 'breaking_negation') as breaking_negations,
+        (select list(phrase) from phrases where signal = 'severity_ignored') as severity_ignored,
+        (select list(phrase) from severity) as severity_phrases,
+        (select list(distinct ' ' || lower(keyword) || ' ') from {{ ref('keywords') }} where signal = 'hardware')
+            as hardware_words,
+        -- each phrase's last word: a text whose words hold none of these holds none of the
+        -- phrases (a list of words is searched faster than the text, for every phrase)
+        (select list(distinct lower(keyword)) from {{ ref('keywords') }} where signal = 'hardware') as hardware_tokens,
+        (select list(distinct string_split(trim(phrase), ' ')[-1]) from severity) as severity_tokens,
+        (select list(distinct string_split(trim(phrase), ' ')[-1]) from phrases where signal = 'breaking')
+            as breaking_tokens
+),
+
+-- the author's text: comments and fenced code dropped, and a blank line after each heading so
+-- that the joining below never runs a heading into the line under it
+stripped as (
+    select
+        *,
+        case when contains(t2, '#')
+            then regexp_replace(t2, '(?m)^([ \t]{0,3}#{1,6}[ \t][^\n]*)$', '\1' || chr(10), 'g') else t2
+        end as text
+    from (
+        select
+            *,
+            case when contains(t1, '```') or contains(t1, '~~~')
+                then regexp_replace(t1, '(?s)(```|~~~).*?(```|~~~)', chr(10), 'g') else t1
+            end as t2
+        from (
+            select
+                *,
+                case when contains(body, '<!--')
+                    then regexp_replace(replace(body, chr(13), ''), '(?s)<!--.*?(-->|$)', '', 'g')
+                    else replace(body, chr(13), '')
+                end as t1
+            from prs
+        )
+    )
+),
+
+-- A line that does not start a list item, a table row, a heading or a quote continues the one
+-- before it (descriptions are often wrapped at 72 columns). Each line is normalised in the
+-- same pass over the description, so line and words keep the same position.
+joined as (
+    select
+        *,
+        -- the description's and the title's words, to decide which signals to look for
+        string_split(array_to_string(raw_norms, ' '), ' ') as body_words,
+        string_split(trim(title_norm), ' ') as title_words
+    from (
+    select
+        repo, week_start, number, body,
+        ' ' || trim(regexp_replace(lower(title), '[^a-z0-9]+', ' ', 'g')) || ' ' as title_norm,
+        string_split(joined_text, chr(10)) as raw_lines,
+        string_split(regexp_replace(lower(joined_text), '[^a-z0-9\n]+', ' ', 'g'), chr(10)) as raw_norms
+    from (
+        select
+            repo, week_start, number, title, body,
+            case when body = '' then '' else
+                regexp_replace(text, '\n[ \t]*([^\s|#>*+\-\d]|\*\*|\d+\.\d|\d+[^\d.)\s])', ' \1', 'g')
+            end as joined_text
+        from stripped
+    )
+    )
+),
+
+-- Quotes (with the lines they carry on) are template instructions, not the author's words.
+-- Which signals a description can hold, from its words: each later step runs only for those.
+segmented as (
+    select
+        j.repo, j.week_start, j.number, j.body, j.title_norm,
+        list_filter(j.raw_lines, lambda x: trim(x) <> '' and not starts_with(ltrim(x), '>')) as segments,
+        list_filter(
+            list_transform(j.raw_lines, lambda x, i: {'text': x, 'norm': ' ' || trim(j.raw_norms[i]) || ' '}),
+            lambda l: trim(l.text) <> '' and not starts_with(ltrim(l.text), '>')
+        ) as kept,
+        contains(j.body, '[ ]') or contains(j.body, '[x]') or contains(j.body, '[X]') as has_boxes,
+        len(list_filter(['test', 'tests', 'testing', 'tested', 'untested', 'verification'],
+            lambda w: list_contains(j.body_words, w))) > 0 as has_test,
+        len(list_filter(v.hardware_tokens, lambda w: list_contains(j.body_words, w))) > 0 as has_hardware,
+        len(list_filter(v.severity_tokens, lambda w: list_contains(j.body_words, w))) > 0 as has_severity,
+        len(list_filter(v.breaking_tokens, lambda w: list_contains(j.body_words, w))) > 0 as has_breaking,
+        len(list_filter(v.hardware_tokens, lambda w: list_contains(j.title_words, w))) > 0 as title_has_hardware,
+        len(list_filter(v.severity_tokens, lambda w: list_contains(j.title_words, w))) > 0 as title_has_severity
+    from joined j
+    cross join vocabulary v
+),
+
+-- each kept line with its position, and whether it is a heading or a checklist box (' ', 'x')
+lines as (
+    select
+        s.* exclude (kept),
+        case when s.has_boxes or s.has_test or s.has_hardware or s.has_severity or s.has_breaking then
+            list_transform(s.kept, lambda l, i: {
+                'i': i,
+                'text': l.text,
+                'norm': l.norm,
+                'heading': case
+                    when starts_with(ltrim(l.text), '#') then regexp_matches(l.text, '^\s{0,3}#{1,6}(\s|$)')
+                    else starts_with(ltrim(l.text), '**')
+                         and (ends_with(rtrim(l.text), '**') or ends_with(rtrim(l.text), '**:'))
+                end,
+                'box': case
+                    when substr(ltrim(l.text), 1, 3) in ('- [', '* [', '+ [') and substr(ltrim(l.text), 5, 1) = ']'
+                        then lower(substr(ltrim(l.text), 4, 1))
+                    else ''
+                end
+            })
+        else [] end as lines
+    from segmented s
+),
+
+-- the "Test" section: from its heading to the next heading
+sections as (
+    select
+        l.*,
+        case when l.has_test then
+            list_filter(l.lines, lambda x: case when x.heading then regexp_matches(x.norm,
+                '^ (tests?|testing|test plan|tests? done|how (was|is) (this|it) tested|verification) $') else false end)[1].i
+        end as test_heading_at
+    from lines l
+),
+
+bounded as (
+    select
+        s.*,
+        coalesce(
+            list_filter(s.lines, lambda x: x.heading and x.i > s.test_heading_at)[1].i, 1000000
+        ) as test_section_end
+    from sections s
+),
+
+found as (
+    select
+        b.repo, b.week_start, b.number, b.title_norm,
+        -- checklist boxes about tests
+        case when b.has_boxes and b.has_test then
+            list_filter(b.lines, lambda x: case when x.box <> '' then
+                len(list_filter(v.test_box_words, lambda w: contains(x.norm, w))) > 0 else false end)
+        else [] end as test_boxes,
+        case when b.test_heading_at is not null then
+            list_filter(b.lines, lambda x: x.i > b.test_heading_at and x.i < b.test_section_end)
+        end as test_section_lines,
+        case when b.has_test then
+            list_filter(b.lines, lambda x: case when x.box = '' and contains(x.norm, 'test') then
+                len(list_filter(v.no_test_phrases, lambda p: contains(x.norm, p))) > 0 else false end
+            )[1].text
+        end as no_test_line,
+        -- the author's prose (not a checklist, not the Test section); a consequence inside a
+        -- phrase that only looks like one ("regression test") is blanked out
+        case when b.has_hardware or b.has_severity or b.has_breaking then
+            list_transform(
+                list_transform(
+                    list_filter(b.lines, lambda x:
+                        x.box = '' and not (x.i > coalesce(b.test_heading_at, 1000000) and x.i < b.test_section_end)),
+                    lambda x: {'text': x.text, 'norm': x.norm, 'words': string_split(trim(x.norm), ' ')}),
+                lambda x: {
+                    'text': x.text,
+                    'norm': x.norm,
+                    'hardware': case when b.has_hardware then
+                        len(list_filter(v.hardware_tokens, lambda w: list_contains(x.words, w))) > 0 else false end,
+                    'breaking': case when b.has_breaking then
+                        len(list_filter(v.breaking_tokens, lambda w: list_contains(x.words, w))) > 0 else false end,
+                    'severity_norm': case
+                        when b.has_severity
+                             and len(list_filter(v.severity_tokens, lambda w: list_contains(x.words, w))) > 0
+                            then list_reduce(v.severity_ignored, lambda acc, p: replace(acc, p, ' '), x.norm)
+                        else ''
+                    end
+                })
+        else [] end as prose,
+        case when b.title_has_severity
+            then list_reduce(v.severity_ignored, lambda acc, p: replace(acc, p, ' '), b.title_norm)
+        end as title_severity_norm,
+        case when b.title_has_hardware then
+            trim(list_sort(list_transform(
+                list_filter(v.hardware_words, lambda w: contains(b.title_norm, w)),
+                lambda w: {'at': instr(b.title_norm, w), 'word': w}))[1].word)
+        end as title_hardware_word,
+        -- sentences with a figure (a percentage or a multiple); a table row is one sentence,
+        -- read with its table's header (the row above the last |---| line before it)
+        case when contains(b.body, '%') or contains(b.body, '×') or regexp_matches(b.body, '\d\s?[xX]\b') then
+            list_filter(
+                flatten(list_transform(
+                    list_filter(
+                        list_transform(b.segments, lambda x, i: {'text': x, 'i': i}),
+                        lambda s: regexp_matches(s.text, '\d\s?(%|×|[xX]\b)')
+                            -- not a header row itself
+                            and not regexp_matches(coalesce(b.segments[s.i + 1], ''), '^\s*\|?\s*:?-{3,}')),
+                    lambda s: case when starts_with(ltrim(s.text), '|')
+                        then [{
+                            'sentence': s.text,
+                            'table': true,
+                            'header': ' ' || trim(regexp_replace(lower(coalesce(b.segments[list_max(list_filter(
+                                list_transform(b.segments, lambda y, j:
+                                    case when j < s.i and regexp_matches(y, '^\s*\|?\s*:?-{3,}') then j end),
+                                lambda j: j is not null)) - 1], '')), '[^a-z0-9]+', ' ', 'g')) || ' '
+                        }]
+                        else list_transform(regexp_split_to_array(s.text, '[.!?;]\s+'),
+                            lambda y: {'sentence': y, 'table': false, 'header': ' '})
+                    end)),
+                lambda c: regexp_matches(
+                    regexp_replace(c.sentence, '\d+(\.\d+)?\s?%\s*(CI|confidence)\b', '', 'gi'),
+                    '\d\s?(%|×|[xX]\b)'))
+        else [] end as figure_sentences,
+        -- issues it closes: `Fixes #12`, `Closes owner/name#12`, a closing keyword and an issue URL
+        case when contains(b.body, '#') or contains(b.body, '/issues/') then
+            list_transform(
+                regexp_extract_all(b.body,
+                    '(?i)\b(?:fix(?:e[sd])?|close[sd]?|resolve[sd]?)\b\s*:?\s*((?:[\w.-]+/[\w.-]+)?#\d+|https?://github\.com/[\w.-]+/[\w.-]+/issues/\d+)',
+                    1),
+                lambda r: regexp_replace(r, '^https?://github\.com/([\w.-]+/[\w.-]+)/issues/(\d+)$', '\1#\2'))
+        else [] end as linked_refs
+    from bounded b
+    cross join vocabulary v
+),
+
+-- each signal's line, and its word: the earliest in the line, the longer phrase first
+picked as (
+    select
+        f.repo, f.week_start, f.number, f.title_hardware_word, f.figure_sentences,
+        -- each issue once, in the order the description names them
+        list_filter(f.linked_refs, lambda r, i: not list_contains(f.linked_refs[1:i - 1], r)) as linked_issues,
+        case
+            when list_bool_or(list_transform(f.test_boxes, lambda x: x.box = 'x')) then 'checked'
+            when len(f.test_boxes) > 0 then 'unchecked'
+        end as test_box_state,
+        list_filter(f.test_boxes, lambda x: x.box = ' ')[1].text as unchecked_box,
+        case
+            when f.test_section_lines is null then 'absent'
+            when len(f.test_section_lines) = 0 then 'empty'
+            else 'written'
+        end as test_section,
+        f.test_section_lines[1].text as test_section_line,
+        f.no_test_line,
+        list_filter(f.prose, lambda p: p.hardware)[1] as hardware_line,
+        list_filter(f.prose, lambda p: case when p.breaking then
+            len(list_filter(v.breaking_phrases, lambda w: contains(p.norm, w) and p.norm <> w)) > 0
+            and len(list_filter(v.breaking_negations, lambda w: contains(p.norm, w))) = 0
+            else false end
+        )[1] as breaking_line,
+        case when f.title_severity_norm is not null then
+            trim(list_sort(list_transform(
+                list_filter(v.severity_phrases, lambda w: contains(f.title_severity_norm, w)),
+                lambda w: {'at': instr(f.title_severity_norm, w) * 100 - length(w), 'word': w}))[1].word)
+        end as title_severity_phrase,
+        list_filter(f.prose, lambda p: case when p.severity_norm <> '' then
+            len(list_filter(v.severity_phrases, lambda w: contains(p.severity_norm, w))) > 0 else false end
+        )[1] as severity_line
+    from found f
+    cross join vocabulary v
+),
+
+worded as (
+    select
+        p.*,
+        case when p.hardware_line is not null then
+            trim(list_sort(list_transform(
+                list_filter(v.hardware_words, lambda w: contains(p.hardware_line.norm, w)),
+                lambda w: {'at': instr(p.hardware_line.norm, w), 'word': w}))[1].word)
+        end as description_hardware_word,
+        case when p.severity_line is not null then
+            trim(list_sort(list_transform(
+                list_filter(v.severity_phrases, lambda w: contains(p.severity_line.severity_norm, w)),
+                lambda w: {'at': instr(p.severity_line.severity_norm, w) * 100 - length(w), 'word': w}))[1].word)
+        end as description_severity_phrase,
+        -- a claim: a figure (a percentage, a decimal multiple, or a whole one that a comparison
+        -- follows: `2x faster`, not `8x H100`; not `95% CI`) in a sentence with a metric's words
+        -- (a table row: in its table's header)
+        list_transform(
+            list_filter(
+                list_transform(
+                    list_filter(
+                        list_transform(p.figure_sentences, lambda c: {
+                            'sentence': c.sentence,
+                            'table': c.table,
+                            'header': c.header,
+                            'norm': ' ' || trim(regexp_replace(lower(c.sentence), '[^a-z0-9]+', ' ', 'g')) || ' ',
+                            'found': regexp_extract(
+                                regexp_replace(c.sentence, '\d+(\.\d+)?\s?%\s*(CI|confidence)\b', '', 'gi'),
+                                '(?:((?:[~≈+−-])?\d+(?:[.,]\d+)?\s?%)|((?:[~≈])?\d+[.,]\d+\s?(?:×|[xX]\b))|((?:[~≈])?\d+\s?(?:×|[xX]))(?:\s*\||\s*$|\s+(?:faster|slower|speed|more|less|fewer|higher|lower|better|improvement|reduction|throughput)))',
+                                ['percent', 'decimal', 'whole'])
+                        }),
+                        lambda c: (c.found.percent || c.found.decimal || c.found.whole) <> ''),
+                    lambda c: {
+                        'sentence': c.sentence,
+                        'figure': coalesce(nullif(c.found.percent, ''), nullif(c.found.decimal, ''), c.found.whole),
+                        -- in a sentence, the metric's words stand within 80 characters of the figure
+                        'metrics': list_filter(v.metric_phrases, lambda w:
+                            (c.table and contains(c.header, w))
+                            or (contains(c.norm, w) and abs(instr(c.norm, w) - instr(c.norm,
+                                ' ' || trim(regexp_replace(lower(coalesce(nullif(c.found.percent, ''),
+                                    nullif(c.found.decimal, ''), c.found.whole)), '[^a-z0-9]+', ' ', 'g')) || ' ')) <= 80)),
+                        'excluded': len(list_filter(v.impact_excluded, lambda w: contains(c.norm, w))) > 0
+                    }),
+                lambda c: len(c.metrics) > 0 and not c.excluded)[1:5],
+            lambda c: {
+                'sentence': c.sentence,
+                'figure': c.figure,
+                'metric': array_to_string(list_transform(c.metrics, lambda w: trim(w)), ', ')
+            }
+        ) as raw_claims
+    from picked p
+    cross join vocabulary v
+),
+
+-- The sentence around a word: the line split at sentence ends, the first part naming it.
+-- Quoted text as a reader sees it: Markdown links, images, tags, emphasis, list, checkbox and
+-- table markup and a template's trailing "...: ..." placeholder removed, whitespace collapsed.
+quoted as (
+    select
+        w.* exclude (raw_claims, figure_sentences),
+        case when coalesce(w.unchecked_box, w.test_section_line, w.no_test_line, w.hardware_line.text,
+                           w.breaking_line.text, w.severity_line.text) is not null then list_transform(
+            [
+                w.unchecked_box,
+                w.test_section_line,
+                w.no_test_line,
+                list_filter(regexp_split_to_array(w.hardware_line.text, '[.!?;]\s+'), lambda x:
+                    contains(' ' || trim(regexp_replace(lower(x), '[^a-z0-9]+', ' ', 'g')) || ' ',
+                             ' ' || w.description_hardware_word || ' '))[1],
+                w.breaking_line.text,
+                list_filter(regexp_split_to_array(w.severity_line.text, '[.!?;]\s+'), lambda x:
+                    contains(' ' || trim(regexp_replace(lower(x), '[^a-z0-9]+', ' ', 'g')) || ' ',
+                             ' ' || w.description_severity_phrase || ' '))[1]
+            ],
+            lambda x: case when x is not null then trim(
+                regexp_replace(regexp_replace(regexp_replace(regexp_replace(regexp_replace(regexp_replace(
+                    regexp_replace(x, '!\[[^\]]*\]\([^)]*\)|<[^>]*>', '', 'g'),
+                    '\[([^\]]*)\]\([^)]*\)', '\1', 'g'),
+                    '\*\*|__|`', '', 'g'),
+                    '^\s*(([-*+]|\d+[.)])\s+(\[[ xX]\]\s*)?|([-*+]|\d+[.)])?\s*\[[ xX]\]\s*|#{1,6}\s*)', ''),
+                    '^\s*\|\s*|\s*\|\s*$', '', 'g'),
+                    '\s*[^.!?:]*:\s*(\.\.\.|…)\s*$', ''),
+                    '\s+', ' ', 'g'))
+            end)
+        else [null, null, null, null, null, null] end as texts,
+        list_transform(w.raw_claims, lambda c: {
+            'text': trim(regexp_replace(regexp_replace(regexp_replace(regexp_replace(regexp_replace(
+                regexp_replace(c.sentence, '!\[[^\]]*\]\([^)]*\)|<[^>]*>', '', 'g'),
+                '\[([^\]]*)\]\([^)]*\)', '\1', 'g'),
+                '\*\*|__|`', '', 'g'),
+                '^\s*(([-*+]|\d+[.)])\s+|#{1,6}\s*)|^\s*\|\s*|\s*\|\s*$', '', 'g'),
+                '\s*\|\s*', ' | ', 'g'),
+                '\s+', ' ', 'g')),
+            'figure': c.figure,
+            'metric': c.metric
+        }) as claim_texts
+    from worded w
+),
+
+-- a long quote is cut at a word before 240 characters (a claim's around its figure)
+final as (
+    select
+        q.repo,
+        q.week_start,
+        q.number,
+        q.test_box_state,
+        case when q.test_box_state = 'unchecked' then
+            case when length(q.texts[1]) > 240
+                then regexp_extract(left(q.texts[1], 240), '^(.*)\s', 1) || '…' else q.texts[1] end
+        end as test_box_text,
+        q.test_section,
+        nullif(q.texts[2], '') as test_section_text,
+        case
+            when q.no_test_line is not null then q.texts[3]
+            when list_contains(
+                (select no_test_answers from vocabulary),
+                ' ' || trim(regexp_replace(lower(q.texts[2]), '[^a-z0-9]+', ' ', 'g')) || ' ')
+                then q.texts[2]
+        end as no_test_sentence,
+        list_transform(
+            list_filter(q.claim_texts, lambda c: c.text <> ''),
+            lambda c: {
+                'figure': c.figure,
+                'unit': case when ends_with(c.figure, '%') then '%' else '×' end,
+                'metric': c.metric,
+                'sentence': case when length(c.text) > 240
+                    then regexp_extract(left(c.text, 240), '^(.*)\s', 1) || '…' else c.text end
+            }) as impact_claims,
+        q.title_hardware_word,
+        q.description_hardware_word,
+        q.texts[4] as hardware_sentence,
+        q.texts[5] as breaking_note,
+        coalesce(q.title_severity_phrase, q.description_severity_phrase) as severity_word,
+        s.consequence as severity_consequence,
+        case
+            when q.title_severity_phrase is not null then 'title'
+            when q.description_severity_phrase is not null then 'description'
+        end as severity_source,
+        case when q.title_severity_phrase is null then q.texts[6] end as severity_sentence,
+        q.linked_issues
+    from quoted q
+    left join severity s
+        on s.phrase = ' ' || coalesce(q.title_severity_phrase, q.description_severity_phrase) || ' '
+)
+
+select * from final
