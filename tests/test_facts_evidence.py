@@ -271,7 +271,7 @@ def test_every_risk_reason_of_the_chinese_report_is_chinese(report: dict[str, st
         "回滚了 #2",
         "被 #30 回滚",
         "被 #31（1 天内）跟进修复",
-        "标题带有 [BREAKING] 标记",
+        "标题带有“[BREAKING]”标记",
         "60 个文件，共 1200 行改动",
     ):
         assert expected in section, expected
