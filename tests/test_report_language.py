@@ -18,12 +18,6 @@ import duckdb
 from orchestration.report.text import MAX_BODY_CHARS, clean_text, short_title, what_it_does
 from orchestration.report.translator import strings
 
-# The risk reasons ("the title names "ascend"", "changed by 27 PRs in 12 weeks", "reverted by
-# #7173") are still composed in English by the SQL models; their per-language wording is being
-# built on another branch. Until it is merged, the scan strips them as if they were data.
-# Flip to True once every risk reason is worded in the report's language.
-RISK_REASONS_TRANSLATED = False
-
 REPO = "verl-project/verl"
 # Latin words Chinese technical writing keeps as they are: the product's name and two terms.
 ALLOWED = {"prweekly", "PR", "CI"}
@@ -36,7 +30,7 @@ NOT_WORDS = [
         r"[\w.@+-]*[/\\][\w./\\@+-]*",  # paths
         r"\b[\w-]+\.(?:py|ya?ml|toml|txt|md|json|cfg|sh|cc|cu|h|svg|html)\b",  # file names
         r"\b\d{4}-W\d{2}\b|\bW\d{2}\b",  # ISO weeks and the chart's week labels
-        r"\d[\d.,]*",
+        r"\d[\d.,]*(?:x(?![A-Za-z]))?",  # numbers, and multiples as authors write them (4.36x)
     )
 ]
 
@@ -100,11 +94,6 @@ def week_data(conn: duckdb.DuckDBPyConnection) -> dict[date, Quoted]:
     ).fetchall()
     for week, title, author, summary, body in rows:
         add(week, title, author, what_it_does(body) or what_it_does(summary))
-    if not RISK_REASONS_TRANSLATED:
-        for week, reason in conn.execute(
-            "select week_start, reason from marts.fct_weekly_risks where repo = ?", [REPO]
-        ).fetchall():
-            add(week, reason)
     # area names, also those of the eleven weeks before, which the chart shows
     areas = conn.execute(
         "select distinct week_start, unnest(areas) from marts.fct_pull_requests where repo = ? "
