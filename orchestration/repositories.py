@@ -7,13 +7,13 @@ dynamic `repo` partitions mirror it so the UI, backfills and the schedule see ev
 from __future__ import annotations
 
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
 from orchestration.config import UsageError, validate_repo
+from orchestration.storage import open_temporary
 
 FILE_NAME = "repositories.yml"
 HEADER = (
@@ -87,7 +87,7 @@ def save_repositories(home: Path, repos: list[Repository]) -> Path:
         sort_keys=False,
         allow_unicode=True,
     )
-    fd, tmp = tempfile.mkstemp(prefix=f".{FILE_NAME}.", dir=path.parent)
+    fd, tmp = open_temporary(path)  # follows the umask, unlike tempfile.mkstemp
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(HEADER + body)
     os.replace(tmp, path)
