@@ -58,11 +58,12 @@ def raw_pull_requests(
     context: dg.AssetExecutionContext, prweekly: PrweeklyResource
 ) -> dg.MaterializeResult:
     settings = prweekly.settings()
-    source = open_source(settings.source, settings, log=context.log.info)
     total = 0
     weeks_written = 0
+    stats: dict = {}
     for scope in scopes_of(context):
         validate_repo(scope.repo)  # a partition added by hand must not reach a path or a query
+        source = open_source(prweekly.source_for(scope.repo), settings, log=context.log.info)
         weeks = weeks_between(scope.start_week, scope.end_week)
         start, _ = week_window(scope.start_week)
         _, end = week_window(scope.end_week)
@@ -84,11 +85,12 @@ def raw_pull_requests(
             total += len(buckets.get(week, []))
             weeks_written += 1
         context.log.info(f"{scope.repo}: wrote {weeks_written} week(s), {total} PR(s)")
+        stats = source.stats()
         _compact(context, settings.lake_dir, scope.repo)
     return dg.MaterializeResult(
         metadata={
             "dagster/row_count": total,
             "weeks": weeks_written,
-            **{f"source/{k}": v for k, v in source.stats().items()},
+            **{f"source/{k}": v for k, v in stats.items()},
         }
     )

@@ -114,6 +114,31 @@ def upsert(home: Path, repo: Repository) -> tuple[Repository, bool]:
     return existing, False
 
 
+def absolute_source(source: str) -> str:
+    """`file:PATH` with PATH made absolute (scheduled and UI runs start elsewhere)."""
+    if source.startswith("file:"):
+        return f"file:{Path(source.removeprefix('file:')).expanduser().resolve()}"
+    return source
+
+
+def source_of(home: Path, name: str) -> str | None:
+    """The source registered for `name`, if any."""
+    entry = find(load_repositories(home), name)
+    return entry.source if entry else None
+
+
+def record_build(home: Path, name: str, source: str | None) -> str | None:
+    """After a build's extract worked: register `name`, or record the `source` the build was
+    given (`build --source`), so every later run of it reads the same. Says what it did."""
+    existing = find(load_repositories(home), name)
+    if existing is not None and (not source or source == existing.source):
+        return None
+    upsert(home, Repository(name, source))
+    if existing is None:
+        return f"registered {name} in {registry_path(home)}"
+    return f"recorded {name}'s source {source} in {registry_path(home)}"
+
+
 def remove(home: Path, name: str) -> bool:
     repos = load_repositories(home)
     kept = [r for r in repos if r.name.lower() != name.lower()]
