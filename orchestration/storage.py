@@ -8,6 +8,7 @@ filesystems, which prweekly already depends on.
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import secrets
 from pathlib import Path
@@ -72,6 +73,37 @@ def open_temporary(target: Path) -> tuple[int, str]:
             return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), str(tmp)
         except FileExistsError:  # a 48-bit name collision: draw another
             continue
+
+
+def read_bytes(target: Location) -> bytes | None:
+    """The file's content, or None when there is no such file."""
+    if isinstance(target, Path):
+        try:
+            return target.read_bytes()
+        except FileNotFoundError:
+            return None
+    filesystem, path = pafs.FileSystem.from_uri(target)
+    if filesystem.get_file_info(path).type == pafs.FileType.NotFound:
+        return None
+    with filesystem.open_input_stream(path) as stream:
+        return stream.read()
+
+
+def matches_any(pattern: Location) -> bool:
+    """Whether any file matches `pattern`, a path or URI whose parts may hold `*`."""
+    text = str(pattern)
+    if "://" in text:
+        filesystem, path = pafs.FileSystem.from_uri(text)
+    else:
+        filesystem, path = pafs.LocalFileSystem(), text
+    if "*" not in path:
+        return filesystem.get_file_info(path).type == pafs.FileType.File
+    base = path[: path.index("*")].rsplit("/", 1)[0]
+    selector = pafs.FileSelector(base, recursive=True, allow_not_found=True)
+    return any(
+        info.type == pafs.FileType.File and fnmatch.fnmatchcase(info.path, path)
+        for info in filesystem.get_file_info(selector)
+    )
 
 
 def delete(target: Location) -> None:

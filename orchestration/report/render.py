@@ -292,12 +292,13 @@ class Translator:
     def summary_paragraphs(self, v: ReportView) -> list[str]:
         """The executive summary's prose: volume, then theme, areas and the main risk."""
         f, s = v.facts, v.facts.summary
+        first_timers = s.get("first_time_authors")  # None: the history is not complete
         volume = [
             self(
-                "summary_volume",
+                "summary_volume" if first_timers is not None else "summary_volume_no_history",
                 merged=self.n("n_prs", s["merged_prs"]),
                 authors=self.n("n_authors", s.get("authors") or 0),
-                first_timers=s.get("first_time_authors") or 0,
+                first_timers=first_timers or 0,
             )
         ]
         if v.volume_direction:
@@ -347,7 +348,18 @@ class Translator:
         else:
             context.append(self("summary_no_risk"))
         space = "" if self.lang == "zh" else " "
-        return [self.safe(space.join(volume)), self.safe(space.join(context))]
+        paragraphs = [self.safe(space.join(volume)), self.safe(space.join(context))]
+        return paragraphs + ([note] if (note := self.history_note(v)) else [])
+
+    def history_note(self, v: ReportView) -> str | None:
+        """From which week on the warehouse holds the repository's PRs, when that is not from
+        its first PR: first-time authors (and, with too few weeks, trends) are unknown."""
+        s = v.facts.summary
+        if s.get("history_complete", True) or not s.get("history_since"):
+            return None
+        key = "history_note_short" if s.get("volume_trend") == "unknown" else "history_note"
+        since = self.week_label(s["history_since"])
+        return self(key, repo=v.facts.repo, since=since, weeks=v.facts.trailing_weeks)
 
     def headlines_intro(self, v: ReportView) -> str:
         if v.facts.key_prs:
@@ -356,7 +368,7 @@ class Translator:
 
     def area_sentence(self, a) -> str:
         line = self(
-            "area_line",
+            "area_line" if a.trailing_avg is not None else "area_line_unknown",
             area=self.strong(a.area),
             prs=self.n("n_prs_short", a.pr_count),
             avg=self.num(a.trailing_avg, 1),
@@ -373,7 +385,7 @@ class Translator:
     def trends_rest(self, v: ReportView) -> str:
         parts = [
             self("trends_kind", kind=self.s["trend_kinds"][kind], areas=self.join(areas))
-            for kind in ("new", "rising", "steady", "falling")
+            for kind in ("new", "rising", "steady", "falling", "unknown")
             if (areas := v.trends_by_kind.get(kind))
         ]
         if not parts:

@@ -29,7 +29,12 @@ from orchestration.sources.github_errors import (
     GitHubResponseError,
 )
 from orchestration.sources.github_http import GraphQLClient
-from orchestration.sources.github_queries import FOLLOW_UP_QUERIES, SEARCH_PAGE, SEARCH_QUERY
+from orchestration.sources.github_queries import (
+    COUNT_QUERY,
+    FOLLOW_UP_QUERIES,
+    SEARCH_PAGE,
+    SEARCH_QUERY,
+)
 
 SEARCH_CAP = 1000
 LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
@@ -123,6 +128,20 @@ class GitHubSource:
             ) from None
         for number in sorted(found):
             yield found[number]
+
+    def coverage(self) -> tuple[datetime, datetime] | None:
+        """GitHub holds every week: no bounds."""
+        return None
+
+    def merged_before(self, repo: str, moment: datetime) -> bool:
+        """Whether any PR of `repo` merged before `moment`: one search that counts."""
+        owner, name = validate_repo(repo).split("/")
+        query = f"repo:{owner}/{name} is:pr is:merged merged:<{_iso(moment)}"
+        try:
+            data = self._client.query(COUNT_QUERY, {"owner": owner, "name": name, "query": query})
+        except GitHubNotFoundError as exc:
+            raise GitHubNotFoundError(f"repository {repo} was not found ({exc})") from None
+        return (data.get("search") or {}).get("issueCount", 0) > 0
 
     def stats(self) -> dict[str, float | int | str]:
         """Counters for asset metadata; `rate_limit_remaining` is -1 until GitHub says."""

@@ -52,6 +52,18 @@ settings as (
     from {{ ref('thresholds') }}
 ),
 
+-- hotspots count the hotspot_weeks weeks ending with the PR's: with fewer extracted (and the
+-- history not complete) a file that is no hotspot here may be one, so core_path is unknown
+hotspots_known as (
+    select h.repo, h.week_start, h.history_complete or h.history_weeks >= s.hotspot_weeks - 1 as known
+    from {{ ref('int_weekly_history') }} h
+    cross join settings s
+    {% if is_incremental() %}
+    where h.repo = {{ var('repo') }}
+      and h.week_start between {{ var('start_week') }} and {{ var('end_week') }}
+    {% endif %}
+),
+
 -- core paths touched: this week's hotspots and the configured prefixes
 core_touches as (
     select
@@ -120,7 +132,10 @@ flags as (
         c.change_type || ' change of ' || c.code_lines || ' lines of code with no test file changed'
             as missing_tests_reason,
 
-        case when c.files_known then ct.core_descriptions is not null end as core_path,
+        case
+            when ct.core_descriptions is not null then true
+            when c.files_known and hk.known then false
+        end as core_path,
         'changes ' || ct.core_descriptions[1]
             || case when len(ct.core_descriptions) > 1
                 then printf(' and %d more core files', len(ct.core_descriptions) - 1) else '' end
@@ -186,6 +201,7 @@ flags as (
     join numbered l using (repo, number)
     cross join settings s
     left join core_touches ct using (repo, number)
+    left join hotspots_known hk on hk.repo = c.repo and hk.week_start = c.week_start
 )
 
 select * from flags
