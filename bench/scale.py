@@ -118,6 +118,7 @@ def step_add_week(home: Path, warehouse: Path, repo: str, week_index: int) -> di
     """Write one more week of `repo` and materialise every incremental model for it."""
     from bench.generate import generate_repo, week_of
     from orchestration.config import SQL_DIR
+    from orchestration.history import history_weeks, rebuild_scope
     from orchestration.models.project import load_project
     from orchestration.models.repository_settings import load_repository_settings
     from orchestration.models.run import RunScope, materialize
@@ -128,7 +129,8 @@ def step_add_week(home: Path, warehouse: Path, repo: str, week_index: int) -> di
     began = time.perf_counter()
     generate_repo(home / "lake", repo, 1, 10, 8, first_week=week_index)
     lake_seconds = time.perf_counter() - began
-    scope = RunScope(repo, week, week)
+    # as a build does: the week, the history before it, and any later week extracted
+    scope = rebuild_scope(RunScope(repo, week, week), home / "lake", history_weeks())
     models: dict[str, float] = {}
     modes = set()
     with connect(warehouse) as conn:

@@ -36,24 +36,32 @@ def _report_paths(repo: str, weeks: list[date]) -> list:
 
 
 def build(repo: str, first: date, last: date, source: str | None) -> list[Path]:
-    """Materialise the weekly job for `repo` and weeks `first..last` in one Dagster run."""
+    """Materialise the weekly job for `repo` and weeks `first..last` in one Dagster run.
+
+    The repository is registered (with `source`, when given) only once its extract worked, so a
+    misspelt name does not join the Monday schedule."""
     from orchestration import dagster_run
-    from orchestration.repositories import Repository, upsert
+    from orchestration.repositories import absolute_source, record_build, source_of
 
     validate_repo(repo)
     weeks = weeks_between(first, last)
     for week in (first, last):
         check_week_ended(week)
     settings = load_settings()
-    source = source or settings.source
-    _check_source(source, settings)
+    source = absolute_source(source) if source else None
+    effective = source or source_of(settings.home, repo) or settings.source
+    _check_source(effective, settings)
     label = iso_label(first) if first == last else f"{iso_label(first)}..{iso_label(last)}"
-    print(f"prweekly: building {repo} {label} ({len(weeks)} week(s)) from {source}", flush=True)
+    print(f"prweekly: building {repo} {label} ({len(weeks)} week(s)) from {effective}", flush=True)
     print(f"  home: {settings.home}", flush=True)
-    _, created = upsert(settings.home, Repository(repo))
-    if created:
-        print(f"  registered {repo} in {settings.home / 'repositories.yml'}", flush=True)
-    dagster_run.run_weekly_job(settings, repo, first, last, source)
+    try:
+        dagster_run.run_weekly_job(settings, repo, first, last, source)
+    except dagster_run.BuildFailed as failed:
+        if failed.extracted and (note := record_build(settings.home, repo, source)):
+            print(f"  {note}", flush=True)
+        raise
+    if note := record_build(settings.home, repo, source):
+        print(f"  {note}", flush=True)
     return _report_paths(repo, weeks)
 
 

@@ -99,8 +99,8 @@ def parser() -> argparse.ArgumentParser:
     build.add_argument("--to", help="last week of a range, same forms as --week (inclusive)")
     build.add_argument(
         "--source",
-        help="github, or file:PATH for JSON lines of PullRequest nodes "
-        "(default: $PRWEEKLY_SOURCE or github)",
+        help="github, or file:PATH for JSON lines of PullRequest nodes; recorded for the "
+        "repository (default: its recorded source, else $PRWEEKLY_SOURCE or github)",
     )
 
     sql = commands.add_parser(

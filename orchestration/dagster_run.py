@@ -12,9 +12,15 @@ from orchestration.config import Settings
 from orchestration.instance import get_instance
 from orchestration.partitions import partition_key, repo_partitions
 
+EXTRACT_STEP = "raw_pull_requests"
+
 
 class BuildFailed(RuntimeError):
     """The run failed; the message is the first failing step's own error."""
+
+    def __init__(self, message: str, extracted: bool) -> None:
+        super().__init__(message)
+        self.extracted = extracted  # the extract succeeded: the repository exists
 
 
 def register_repo(settings: Settings, repo: str) -> dg.DagsterInstance:
@@ -67,8 +73,14 @@ def fail_orphaned_runs(instance: dg.DagsterInstance) -> list[str]:
 
 
 def run_weekly_job(
-    settings: Settings, repo: str, first: date, last: date, source: str
+    settings: Settings, repo: str, first: date, last: date, source: str | None
 ) -> dg.ExecuteInProcessResult:
+    """One run of every asset for `repo`'s weeks; `source` overrides the repository's own.
+
+    The repository becomes a partition for the run; if it was new and its extract failed (a
+    misspelt name, say), the partition is removed again, so the schedule does not pick it up.
+    """
+    new = not get_instance(settings).has_dynamic_partition(repo_partitions.name, repo)
     instance = register_repo(settings, repo)
     fail_orphaned_runs(instance)
 
@@ -79,7 +91,7 @@ def run_weekly_job(
     tags = {
         "dagster/asset_partition_range_start": str(partition_key(repo, first)),
         "dagster/asset_partition_range_end": str(partition_key(repo, last)),
-        "prweekly/source": source.split(":", 1)[0],
+        **({"prweekly/source": source.split(":", 1)[0]} if source else {}),
         PID_TAG: str(os.getpid()),
         HOST_TAG: socket.gethostname(),
     }
@@ -88,12 +100,24 @@ def run_weekly_job(
         tags=tags,
         run_config={
             "loggers": {"progress": {}},
-            "resources": {"prweekly": {"config": {"home": str(settings.home), "source": source}}},
+            "resources": {
+                "prweekly": {
+                    "config": {"home": str(settings.home), **({"source": source} if source else {})}
+                }
+            },
         },
         raise_on_error=False,
     )
     if not result.success:
-        raise BuildFailed(_first_failure(result) + f" (run {result.run_id} in the Dagster UI)")
+        extracted = any(
+            event.event_type_value == "STEP_SUCCESS" and event.step_key == EXTRACT_STEP
+            for event in result.all_events
+        )
+        if new and not extracted:
+            forget_repo(settings, repo)
+        raise BuildFailed(
+            _first_failure(result) + f" (run {result.run_id} in the Dagster UI)", extracted
+        )
     return result
 
 

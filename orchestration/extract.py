@@ -8,12 +8,20 @@ import dagster as dg
 
 from orchestration.compaction import compact_repository
 from orchestration.config import validate_repo
+from orchestration.history import (
+    check_coverage,
+    find_origin,
+    history_weeks,
+    plan_extract,
+    write_origin,
+)
 from orchestration.lake import SourceDataError, to_row, write_partition
+from orchestration.models.run import RunScope
 from orchestration.partitions import scopes_of, weekly_partitions
 from orchestration.resources import PrweeklyResource
-from orchestration.sources import open_source
+from orchestration.sources import PullRequestSource, open_source
 from orchestration.storage import Location
-from orchestration.weeks import week_window, weeks_between
+from orchestration.weeks import week_window
 
 STALE_TEMP_SECONDS = 3600  # a temporary file this old belongs to a write that was killed
 
@@ -52,51 +60,91 @@ def _compact(context: dg.AssetExecutionContext, lake_dir: Location, repo: str) -
     backfill_policy=dg.BackfillPolicy.single_run(),
     group_name="extract",
     kinds={"github", "parquet"},
-    description="Merged pull requests of one repository and ISO week, one Parquet file each.",
+    description="Merged pull requests of one repository and ISO week, one Parquet file each; "
+    "also the earlier weeks the facts compare with, where the lake lacks them.",
 )
 def raw_pull_requests(
     context: dg.AssetExecutionContext, prweekly: PrweeklyResource
 ) -> dg.MaterializeResult:
     settings = prweekly.settings()
-    source = open_source(settings.source, settings, log=context.log.info)
-    total = 0
-    weeks_written = 0
+    lookback = history_weeks()
+    totals = {"prs": 0, "weeks": 0, "history_weeks": 0}
+    stats: dict = {}
     for scope in scopes_of(context):
         validate_repo(scope.repo)  # a partition added by hand must not reach a path or a query
-        weeks = weeks_between(scope.start_week, scope.end_week)
-        start, _ = week_window(scope.start_week)
-        _, end = week_window(scope.end_week)
-        context.log.info(f"{scope.repo}: reading {len(weeks)} week(s) from {source.description}")
-        # Fetch everything first: a failure part-way must not leave some weeks rewritten.
-        buckets: dict = defaultdict(list)
-        for node in source.fetch(scope.repo, start, end):
-            row = to_row(node, scope.repo)
-            buckets[row["week_start"]].append(row)
-        stray = sorted(set(buckets) - set(weeks))
-        if stray:
-            raise SourceDataError(
-                f"{source.description} returned PRs merged outside the requested weeks: {stray}"
-            )
-        counts = source.week_counts()  # GitHub's own count, stored with the week's rows
-        for week in weeks:
-            count = counts.get(week)
-            path = write_partition(
-                settings.lake_dir,
-                scope.repo,
-                week,
-                buckets.get(week, []),
-                metadata=count.metadata() if count else None,
-            )
-            if isinstance(path, Path):  # an object store publishes whole objects: no temp files
-                sweep_stale_temp_files(path.parent)
-            total += len(buckets.get(week, []))
-            weeks_written += 1
-        context.log.info(f"{scope.repo}: wrote {weeks_written} week(s), {total} PR(s)")
+        source = open_source(prweekly.source_for(scope.repo), settings, log=context.log.info)
+        try:
+            prs, weeks, history = _extract(context, settings.lake_dir, source, scope, lookback)
+        finally:
+            close = getattr(source, "close", None)
+            if close:
+                close()
+        totals["prs"] += prs
+        totals["weeks"] += weeks
+        totals["history_weeks"] += history
+        stats = source.stats()
         _compact(context, settings.lake_dir, scope.repo)
     return dg.MaterializeResult(
         metadata={
-            "dagster/row_count": total,
-            "weeks": weeks_written,
-            **{f"source/{k}": v for k, v in source.stats().items()},
+            "dagster/row_count": totals["prs"],
+            "weeks": totals["weeks"],
+            "history_weeks": totals["history_weeks"],
+            **{f"source/{k}": v for k, v in stats.items()},
         }
     )
+
+
+def _extract(
+    context: dg.AssetExecutionContext,
+    lake_dir: Location,
+    source: PullRequestSource,
+    scope: RunScope,
+    lookback: int,
+) -> tuple[int, int, int]:
+    """Extract one repository's weeks and the earlier weeks the lake lacks; returns the PRs
+    written and how many of its own and earlier weeks."""
+    plan = plan_extract(lake_dir, scope, lookback)
+    earlier = f", and {len(plan.history)} earlier week(s) the lake lacks" if plan.history else ""
+    context.log.info(
+        f"{scope.repo}: reading {len(plan.weeks)} week(s){earlier} from {source.description}"
+    )
+    start, _ = week_window(plan.fetch_start)
+    _, end = week_window(scope.end_week)
+    # Fetch everything first: a failure part-way must not leave some weeks rewritten.
+    buckets: dict = defaultdict(list)
+    for node in source.fetch(scope.repo, start, end):
+        row = to_row(node, scope.repo)
+        buckets[row["week_start"]].append(row)
+    stray = sorted(w for w in buckets if not plan.fetch_start <= w <= scope.end_week)
+    if stray:
+        raise SourceDataError(
+            f"{source.description} returned PRs merged outside the requested weeks: {stray}"
+        )
+    check_coverage(source, plan.weeks)
+    origin = find_origin(source, scope.repo, plan, [w for w, rows in buckets.items() if rows])
+    history = [week for week in plan.history if origin is None or week >= origin]
+    counts = source.week_counts()  # GitHub's own count, stored with the week's rows
+    total = 0
+    for week in [*history, *plan.weeks]:
+        count = counts.get(week)
+        path = write_partition(
+            lake_dir,
+            scope.repo,
+            week,
+            buckets.get(week, []),
+            metadata=count.metadata() if count else None,
+        )
+        if isinstance(path, Path):  # an object store publishes whole objects: no temp files
+            sweep_stale_temp_files(path.parent)
+        total += len(buckets.get(week, []))
+    if origin is not None:
+        write_origin(lake_dir, scope.repo, origin, source.description)
+    context.log.info(f"{scope.repo}: wrote {len(plan.weeks)} week(s), {total} PR(s) in all")
+    if origin is not None and plan.history and plan.history[0] < origin:
+        context.log.info(f"{scope.repo}: nothing merged before {origin}, its first PR's week")
+    if history:
+        context.log.info(
+            f"{scope.repo}: {len(history)} earlier week(s) ({history[0]}..{history[-1]}) were "
+            "extracted for the facts that compare with them; they are modelled, not reported"
+        )
+    return total, len(plan.weeks), len(history)

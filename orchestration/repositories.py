@@ -7,7 +7,6 @@ dynamic `repo` partitions mirror it so the UI, backfills and the schedule see ev
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -17,6 +16,7 @@ import yaml
 
 from orchestration.config import UsageError, validate_repo
 from orchestration.locks import file_lock
+from orchestration.storage import open_temporary
 
 FILE_NAME = "repositories.yml"
 # libyaml's safe loader and dumper where PyYAML has them: the same YAML, ten times faster
@@ -94,7 +94,7 @@ def save_repositories(home: Path, repos: list[Repository]) -> Path:
         sort_keys=False,
         allow_unicode=True,
     )
-    fd, tmp = tempfile.mkstemp(prefix=f".{FILE_NAME}.", dir=path.parent)
+    fd, tmp = open_temporary(path)  # follows the umask, unlike tempfile.mkstemp
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(HEADER + body)
     os.replace(tmp, path)
@@ -117,17 +117,49 @@ def upsert(home: Path, repo: Repository) -> tuple[Repository, bool]:
     """Add `repo`, or merge its settings into an existing entry. Returns (entry, created)."""
     validate_repo(repo.name)
     with registry_lock(home):
-        repos = load_repositories(home)
-        existing = find(repos, repo.name)
-        if existing is None:
-            repos.append(repo)
-            save_repositories(home, repos)
-            return repo, True
-        existing.source = repo.source or existing.source
-        existing.core_paths = sorted(set(existing.core_paths) | set(repo.core_paths))
-        existing.area_rules = {**existing.area_rules, **repo.area_rules}
+        return _upsert_held(home, repo)
+
+
+def _upsert_held(home: Path, repo: Repository) -> tuple[Repository, bool]:
+    """`upsert` with the registry lock already held (the lock is not re-entrant)."""
+    repos = load_repositories(home)
+    existing = find(repos, repo.name)
+    if existing is None:
+        repos.append(repo)
         save_repositories(home, repos)
-        return existing, False
+        return repo, True
+    existing.source = repo.source or existing.source
+    existing.core_paths = sorted(set(existing.core_paths) | set(repo.core_paths))
+    existing.area_rules = {**existing.area_rules, **repo.area_rules}
+    save_repositories(home, repos)
+    return existing, False
+
+
+def absolute_source(source: str) -> str:
+    """`file:PATH` with PATH made absolute (scheduled and UI runs start elsewhere)."""
+    if source.startswith("file:"):
+        return f"file:{Path(source.removeprefix('file:')).expanduser().resolve()}"
+    return source
+
+
+def source_of(home: Path, name: str) -> str | None:
+    """The source registered for `name`, if any."""
+    entry = find(load_repositories(home), name)
+    return entry.source if entry else None
+
+
+def record_build(home: Path, name: str, source: str | None) -> str | None:
+    """After a build's extract worked: register `name`, or record the `source` the build was
+    given (`build --source`), so every later run of it reads the same. Says what it did."""
+    validate_repo(name)
+    with registry_lock(home):  # the check and the write are one read-modify-write
+        existing = find(load_repositories(home), name)
+        if existing is not None and (not source or source == existing.source):
+            return None
+        _upsert_held(home, Repository(name, source))
+    if existing is None:
+        return f"registered {name} in {registry_path(home)}"
+    return f"recorded {name}'s source {source} in {registry_path(home)}"
 
 
 def remove(home: Path, name: str) -> bool:

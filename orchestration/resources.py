@@ -8,6 +8,7 @@ from pathlib import Path
 import dagster as dg
 
 from orchestration.config import Settings, load_settings
+from orchestration.repositories import find, load_repositories
 
 
 class PrweeklyResource(dg.ConfigurableResource):
@@ -27,3 +28,17 @@ class PrweeklyResource(dg.ConfigurableResource):
         if self.source:
             overrides["source"] = self.source
         return dataclasses.replace(settings, **overrides)
+
+    def source_for(self, repo: str) -> str:
+        """Where `repo`'s PRs come from in this run: the run's own `source` (`build --source`),
+        else the repository's in repositories.yml, else `PRWEEKLY_SOURCE` (default `github`).
+
+        Every run asks this, however it was launched (the CLI, a UI materialisation or
+        backfill, the schedule, `dagster asset materialize`), so none falls back to GitHub
+        for a repository registered with a file.
+        """
+        if self.source:
+            return self.source
+        settings = self.settings()
+        registered = find(load_repositories(settings.home), repo)
+        return (registered.source if registered else None) or settings.source

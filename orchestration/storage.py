@@ -8,8 +8,9 @@ filesystems, which prweekly already depends on.
 
 from __future__ import annotations
 
+import fnmatch
 import os
-import tempfile
+import secrets
 from pathlib import Path
 
 import pyarrow.fs as pafs
@@ -47,7 +48,7 @@ def write_bytes(target: Location, data: bytes) -> int:
 
 def _write_local(target: Path, data: bytes) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    fd, tmp = open_temporary(target)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -57,6 +58,52 @@ def _write_local(target: Path, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def open_temporary(target: Path) -> tuple[int, str]:
+    """A new hidden file beside `target` (`.<name>.<random>.tmp`), open for writing.
+
+    Created with mode 0666 less the umask, as any file the user writes: `tempfile.mkstemp`
+    makes it 0600, which would leave reports and the lake unreadable to a web server or a
+    teammate once renamed into place.
+    """
+    while True:
+        tmp = target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp")
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), str(tmp)
+        except FileExistsError:  # a 48-bit name collision: draw another
+            continue
+
+
+def read_bytes(target: Location) -> bytes | None:
+    """The file's content, or None when there is no such file."""
+    if isinstance(target, Path):
+        try:
+            return target.read_bytes()
+        except FileNotFoundError:
+            return None
+    filesystem, path = pafs.FileSystem.from_uri(target)
+    if filesystem.get_file_info(path).type == pafs.FileType.NotFound:
+        return None
+    with filesystem.open_input_stream(path) as stream:
+        return stream.read()
+
+
+def matches_any(pattern: Location) -> bool:
+    """Whether any file matches `pattern`, a path or URI whose parts may hold `*`."""
+    text = str(pattern)
+    if "://" in text:
+        filesystem, path = pafs.FileSystem.from_uri(text)
+    else:
+        filesystem, path = pafs.LocalFileSystem(), text
+    if "*" not in path:
+        return filesystem.get_file_info(path).type == pafs.FileType.File
+    base = path[: path.index("*")].rsplit("/", 1)[0]
+    selector = pafs.FileSelector(base, recursive=True, allow_not_found=True)
+    return any(
+        info.type == pafs.FileType.File and fnmatch.fnmatchcase(info.path, path)
+        for info in filesystem.get_file_info(selector)
+    )
 
 
 def delete(target: Location) -> None:

@@ -199,13 +199,13 @@ def test_bad_input_fails_with_one_line_and_writes_nothing(home: Path, tmp_path: 
 def test_a_failed_rebuild_keeps_the_previous_partition(home: Path, tmp_path: Path, capsys):
     build = ["build", "--repo", "acme/rocket", "--week", "2026-W30", "--source"]
     assert main([*build, f"file:{SAMPLE_DATASET}"]) == 0
-    (partition,) = _parquet_files(home)
-    before = partition.read_bytes()
+    files = _parquet_files(home)  # the week, and the earlier weeks its trends compare with
+    before = {path: path.read_bytes() for path in files}
+    assert [p.parent.name for p in files][-1] == "week=2026-07-20"
     malformed = tmp_path / "malformed.jsonl"
     malformed.write_text(SAMPLE_DATASET.read_text() + "{oops\n")
     _fails_cleanly(capsys, [*build, f"file:{malformed}"], "malformed JSON", 1)
-    assert _parquet_files(home) == [partition]
-    assert partition.read_bytes() == before
+    assert {path: path.read_bytes() for path in _parquet_files(home)} == before
     assert date(2026, 7, 20) in {
         r[0] for r in query(home, "select week_start from marts.fct_weekly_summary")
     }

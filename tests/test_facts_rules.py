@@ -218,7 +218,11 @@ def crafted(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Build the six weeks once; tests only read the warehouse."""
     root = tmp_path_factory.mktemp("crafted")
     home = root / "home"
-    dataset = write_dataset(root / "crafted.jsonl", crafted_nodes())
+    # one PR after W15, so that the file covers W15 and it is a quiet week, not an unknown one
+    later = pr(
+        900, "[docs] docs: note the quiet week", "2026-04-14T10:00:00Z", [("README.md", 2, M)]
+    )
+    dataset = write_dataset(root / "crafted.jsonl", [*crafted_nodes(), later])
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("PRWEEKLY_HOME", str(home))
         for name in ("PRWEEKLY_SOURCE", "GITHUB_TOKEN", "DAGSTER_HOME"):

@@ -162,7 +162,8 @@ def test_sql_waits_for_a_writer_then_answers(home: Path) -> None:
                 "sql",
                 "--format",
                 "json",
-                "select count(*) as prs from marts.fct_pull_requests",
+                "select count(*) as prs from marts.fct_pull_requests "
+                "where week_start = '2026-07-20'",
             ],
             env=env,
             stdout=subprocess.PIPE,
@@ -198,7 +199,7 @@ def test_sql_formats_files_and_plain_duckdb_readers(home: Path, tmp_path: Path, 
     query = tmp_path / "q.sql"
     query.write_text(
         "select change_type, count(*) as n from marts.fct_pull_requests\n"
-        "group by 1 order by 2 desc, 1 limit 2"
+        "where week_start = '2026-07-20' group by 1 order by 2 desc, 1 limit 2"
     )
     assert main(["sql", "--file", str(query), "--format", "csv"]) == 0
     assert capsys.readouterr().out.splitlines() == ["change_type,n", "feat,3", "fix,3"]
@@ -208,7 +209,8 @@ def test_sql_formats_files_and_plain_duckdb_readers(home: Path, tmp_path: Path, 
     assert main(["sql", "select * from nowhere"]) == 1
     assert "nowhere" in capsys.readouterr().err
     with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as conn:
-        assert conn.execute("select count(*) from marts.fct_weekly_summary").fetchone() == (1,)
+        # week 30 and the three weeks before it, back to the sample's first PR
+        assert conn.execute("select count(*) from marts.fct_weekly_summary").fetchone() == (4,)
     with pytest.raises(duckdb.Error):
         duckdb.connect(str(home / "warehouse.duckdb"), read_only=True).execute(
             "create table marts.x as select 1"

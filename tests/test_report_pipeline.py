@@ -23,8 +23,10 @@ def _dataset(tmp_path: Path) -> Path:
         "url": "https://github.com/acme/rocket/pull/999",
         "mergedAt": "2026-07-21T10:00:00Z",
     }
+    # one PR in week 32, so that the file covers week 31 and it is a quiet week
+    later = json.loads(lines[0]) | {"number": 1000, "mergedAt": "2026-08-04T10:00:00Z"}
     path = tmp_path / "prs.jsonl"
-    path.write_text("\n".join([*lines, json.dumps(hostile)]) + "\n")
+    path.write_text("\n".join([*lines, json.dumps(hostile), json.dumps(later)]) + "\n")
     return path
 
 

@@ -36,10 +36,11 @@ def test_a_build_with_the_lake_and_reports_behind_uris(home: Path, tmp_path: Pat
     assert build_sample("2026-W29", "2026-W30") == 0
     bucket = tmp_path / "bucket"
     lake = sorted(p.relative_to(bucket).as_posix() for p in (bucket / "lake").rglob("*.parquet"))
+    weeks = ["2026-06-29", "2026-07-06", "2026-07-13", "2026-07-20"]  # and its earlier weeks
     assert lake == [
-        "lake/raw/pull_requests/repo=acme__rocket/week=2026-07-13/data.parquet",
-        "lake/raw/pull_requests/repo=acme__rocket/week=2026-07-20/data.parquet",
-        "lake/raw/pull_requests_compacted/acme__rocket.parquet",  # both weeks have ended
+        "lake/raw/history/repo=acme__rocket/data.parquet",
+        *(f"lake/raw/pull_requests/repo=acme__rocket/week={week}/data.parquet" for week in weeks),
+        "lake/raw/pull_requests_compacted/acme__rocket.parquet",  # every week has ended
     ]
     assert (bucket / "reports" / "acme__rocket" / "2026-07-20.zh.html").exists()
     assert not (home / "lake").exists() and not (home / "reports").exists()
@@ -47,4 +48,4 @@ def test_a_build_with_the_lake_and_reports_behind_uris(home: Path, tmp_path: Pat
         weeks = conn.execute(
             "select week_start::varchar, merged_prs from marts.fct_weekly_summary order by 1"
         ).fetchall()
-    assert weeks == [("2026-07-13", 8), ("2026-07-20", 10)]
+    assert weeks == [("2026-06-29", 7), ("2026-07-06", 9), ("2026-07-13", 8), ("2026-07-20", 10)]

@@ -13,6 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from orchestration.cli import main
 from orchestration.config import load_settings
 from orchestration.definitions import project
 from orchestration.instance import prepare_dagster_home
@@ -40,8 +41,8 @@ class DagsterDev:
         self.process = subprocess.Popen(
             [str(prweekly), "ui", "--host", "127.0.0.1", "--port", str(self.port)],
             cwd=ROOT,
-            # runs launched from the UI (backfills, schedules) take the source from here
-            env={**os.environ, "PRWEEKLY_SOURCE": f"file:{SAMPLE_DATASET}"},
+            # no default source: runs launched from the UI must use the repository's own
+            env={k: v for k, v in os.environ.items() if k != "PRWEEKLY_SOURCE"},
             stdout=self.log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
@@ -94,6 +95,8 @@ class DagsterDev:
 
 @pytest.fixture
 def dagster_dev(home: Path):
+    # as a user would: the repository and its source first, then the UI (no GITHUB_TOKEN set)
+    assert main(["repo", "add", "acme/rocket", "--source", f"file:{SAMPLE_DATASET}"]) == 0
     server = DagsterDev(home)
     try:
         server.wait_until_up()
@@ -135,8 +138,9 @@ def test_the_ui_shows_the_graph_and_materialises_a_partition(dagster_dev: Dagste
           addDynamicPartition(repositorySelector: $s, partitionsDefName: "repo",
                               partitionKey: "acme/rocket") { __typename } }""",
         s=LOCATION,
-    )
-    assert added["addDynamicPartition"]["__typename"] == "AddDynamicPartitionSuccess"
+    )  # `repo add` made the partition already
+    assert added["addDynamicPartition"]["__typename"] == "DuplicateDynamicPartitionError"
+    # materialised as the UI's button does it: no run config, so the source is the repository's
     partition = {"repo": "acme/rocket", "week": "2026-07-20"}
     launched = dagster_dev.query(
         """mutation($p: ExecutionParams!) { launchPipelineExecution(executionParams: $p) {
@@ -144,9 +148,6 @@ def test_the_ui_shows_the_graph_and_materialises_a_partition(dagster_dev: Dagste
              ... on PythonError { message } } }""",
         p={
             "selector": {**LOCATION, "pipelineName": "weekly_report_job"},
-            "runConfigData": {
-                "resources": {"prweekly": {"config": {"source": f"file:{SAMPLE_DATASET}"}}}
-            },
             "executionMetadata": {
                 "tags": [
                     {"key": "dagster/partition", "value": "acme/rocket|2026-07-20"},
@@ -170,7 +171,8 @@ def test_the_ui_shows_the_graph_and_materialises_a_partition(dagster_dev: Dagste
     report = home / "reports" / "acme__rocket" / "2026-07-20.en.md"
     assert report.exists() and "acme/rocket" in report.read_text()
 
-    # a backfill of three weeks from the UI is one run (single-run backfill policy)
+    # a backfill of three weeks from the UI is one run (single-run backfill policy), and reads
+    # the repository's source too
     weeks = ["2026-06-29", "2026-07-06", "2026-07-13"]
     backfill = dagster_dev.query(
         """mutation($b: LaunchBackfillParams!) { launchPartitionBackfill(backfillParams: $b) {

@@ -157,3 +157,34 @@ def test_flags_stay_rare_enough_to_act_on(verl_builds) -> None:
     assert max(per_flag) / total <= 0.15
     assert any_other / total < 0.40
     assert docs_only_missing_tests == 0
+
+
+def test_one_week_alone_compares_with_the_history_it_extracted(verl_builds, tmp_path) -> None:
+    """The README's example, week 30 on an empty home: its comparisons equal the full
+    history's; first-time authors, which need the history from verl's first PR, are unknown."""
+    home = tmp_path / "alone"
+    with pytest.MonkeyPatch.context() as mp:
+        for name in ("PRWEEKLY_SOURCE", "GITHUB_TOKEN", "DAGSTER_HOME"):
+            mp.delenv(name, raising=False)
+        mp.setenv("PRWEEKLY_HOME", str(home))
+        assert main(["build", "--repo", REPO, "--week", "2026-W30", "--source",
+                     f"file:{VERL_DATASET}"]) == 0  # fmt: skip
+    full = verl_builds["file"]
+    week = "date '2026-07-20'"
+    trends = f"select * from marts.fct_weekly_area_trends where week_start = {week} order by all"
+    assert query(home, trends) == query(full, trends)
+    assert {t for (t,) in query(home, f"select trend from ({trends})")} != {"new"}
+    prs = (
+        "select number, change_type, areas, core_path, importance from marts.fct_pull_requests "
+        f"where week_start = {week} order by number"
+    )
+    assert query(home, prs) == query(full, prs)
+    summary = (
+        "select authors, first_time_authors, trailing_avg_prs, volume_trend, history_complete "
+        f"from marts.fct_weekly_summary where week_start = {week}"
+    )
+    ((authors, newcomers, *rest, complete),) = query(full, summary)
+    assert (authors, complete) == (19, True) and newcomers < authors
+    assert query(home, summary) == [(authors, None, *rest, False)]
+    report = (home / "reports" / "verl-project__verl" / "2026-07-20.en.md").read_text()
+    assert "19 authors." in report and "of them new" not in report

@@ -4,6 +4,7 @@ import time
 
 import dagster as dg
 
+from orchestration.history import history_weeks, rebuild_scope
 from orchestration.models.checks import run_checks
 from orchestration.models.project import Model, Project
 from orchestration.models.repository_settings import load_repository_settings
@@ -84,7 +85,12 @@ def build_model_asset(project: Project, model: Model) -> dg.AssetsDefinition:
             if any(ref in project.seeds for ref in model.refs):
                 for name in load_seeds(conn, project):
                     context.log.info(f"loaded seed {name}")
-            scopes = scopes_of(context) if incremental else [None]
+            # the run's weeks, the history before them and the later weeks that compare with them
+            scopes = (
+                [rebuild_scope(s, settings.lake_dir, history_weeks()) for s in scopes_of(context)]
+                if incremental
+                else [None]
+            )
             modes = [
                 materialize(conn, project, model, lake_dir=settings.lake_dir, scope=scope)
                 for scope in scopes

@@ -16,7 +16,7 @@ import duckdb
 from orchestration.compaction import ReadPlan, plan_full_read
 from orchestration.config import repo_slug
 from orchestration.models.project import Model, Project, ProjectError, jinja_env
-from orchestration.storage import Location, join
+from orchestration.storage import Location, join, matches_any
 
 _MISSING = object()
 
@@ -73,6 +73,8 @@ def render(
         pattern = spec["path"]
         if only_repo is not None:
             pattern = pattern.replace("repo=*", f"repo={repo_slug(only_repo)}")
+        if spec.get("optional") and not matches_any(join(lake_dir, pattern)):
+            return _no_rows(spec["optional"])
         path = sql_string(str(join(lake_dir, pattern)))
         if spec.get("format") == "file_list":
             return f"glob({path})"
@@ -114,6 +116,12 @@ def _compacted_read(plan: ReadPlan, spec: dict[str, Any], used: dict[str, Any]) 
         used["lake_week_files"] = plan.weekly
         parts.append(f"select * from read_parquet($lake_week_files, {_partitioning(spec)})")
     return "(" + "\n    union all by name\n    ".join(parts) + ")"
+
+
+def _no_rows(columns: dict[str, str]) -> str:
+    """An optional source with no file yet: its declared columns and no rows."""
+    typed = ", ".join(f"cast(null as {kind}) as {name}" for name, kind in columns.items())
+    return f"(select {typed} where false)"
 
 
 def _partitioning(spec: dict[str, Any]) -> str:

@@ -1,16 +1,18 @@
 """The `weekly_report` asset: Markdown and HTML per language, and the area chart, per week."""
 
-from datetime import date
+from datetime import date, timedelta
 
 import dagster as dg
 import duckdb
 
 from orchestration.config import repo_slug
+from orchestration.history import history_weeks, rebuild_scope
+from orchestration.models.run import RunScope
 from orchestration.partitions import scopes_of, weekly_partitions
 from orchestration.report.queries import load_week
 from orchestration.report.render import LANGUAGES, chart_name, render_week, write_atomic
 from orchestration.resources import PrweeklyResource
-from orchestration.storage import Location, delete, join
+from orchestration.storage import Location, delete, join, read_bytes
 from orchestration.warehouse import connect
 from orchestration.weeks import weeks_between
 
@@ -23,9 +25,14 @@ MART_DEPENDENCIES = [
 
 
 def write_week(
-    conn: duckdb.DuckDBPyConnection, reports_dir: Location, repo: str, week: date
+    conn: duckdb.DuckDBPyConnection,
+    reports_dir: Location,
+    repo: str,
+    week: date,
+    only_changed: bool = False,
 ) -> dict[str, tuple[Location, int, str]]:
-    """Render one week and write its files; {file name: (path, bytes, text)}."""
+    """Render one week and write its files (with `only_changed`, those whose text differs from
+    the file's); {file name: (path, bytes, text)} of the files written."""
     folder = join(reports_dir, repo_slug(repo))
     files = render_week(load_week(conn, repo, week))
     # an empty week has no chart: drop one left from before, and the one chart for both
@@ -36,8 +43,44 @@ def write_week(
     written = {}
     for name, text in files.items():
         path = join(folder, name)
+        if only_changed and read_bytes(path) == text.encode("utf-8"):
+            continue
         written[name] = (path, write_atomic(path, text), text)
     return written
+
+
+def weeks_to_refresh(
+    conn: duckdb.DuckDBPyConnection, reports_dir: Location, scope: RunScope, rebuilt: RunScope
+) -> list[date]:
+    """Reported weeks outside the run whose facts the run may have changed: every later week
+    the models rebuilt (trends, hotspots, first-time authors compare with the run's weeks), and
+    the earlier weeks holding a PR that a PR of the run reverts or follows up."""
+    later = conn.execute(
+        "select week_start from marts.fct_weekly_summary "
+        "where repo = ? and week_start > ? and week_start <= ? order by 1",
+        [scope.repo, scope.end_week, rebuilt.end_week],
+    ).fetchall()
+    earlier = conn.execute(
+        """
+        select distinct p.week_start
+        from marts.fct_pull_requests p
+        join marts.fct_pull_requests r
+            on r.repo = p.repo
+            and (list_contains(p.reverted_by, r.number)
+                 or list_contains(p.followed_up_by, r.number))
+        where p.repo = ? and p.week_start >= ? and p.week_start < ?
+          and r.week_start between ? and ?
+        order by 1
+        """,
+        [scope.repo, rebuilt.start_week - timedelta(weeks=history_weeks()), scope.start_week,
+         scope.start_week, scope.end_week],
+    ).fetchall()  # fmt: skip
+    folder = join(reports_dir, repo_slug(scope.repo))
+    return [
+        week
+        for (week,) in sorted(earlier + later)
+        if read_bytes(join(folder, f"{week}.en.md")) is not None
+    ]
 
 
 @dg.asset(
@@ -47,7 +90,8 @@ def write_week(
     group_name="report",
     kinds={"markdown", "html"},
     description="The week's report in Chinese and English, as Markdown and self-contained HTML, "
-    "with an SVG chart of area activity, under $PRWEEKLY_HOME/reports/.",
+    "with an SVG chart of area activity, under $PRWEEKLY_HOME/reports/. Reports of other weeks "
+    "whose facts the run changed (later trends, earlier reverts) are written again.",
 )
 def weekly_report(
     context: dg.AssetExecutionContext, prweekly: PrweeklyResource
@@ -55,6 +99,7 @@ def weekly_report(
     settings = prweekly.settings()
     written: list[tuple[Location, int]] = []
     last: dict[str, str] = {}
+    refreshed: list[str] = []
     with connect(settings.warehouse_path, read_only=True, on_wait=context.log.info) as conn:
         for scope in scopes_of(context):
             for week in weeks_between(scope.start_week, scope.end_week):
@@ -64,7 +109,18 @@ def weekly_report(
                     for lang in ("en", "zh"):
                         if name.endswith(f".{lang}.md"):
                             last[lang] = text
+            rebuilt = rebuild_scope(scope, settings.lake_dir, history_weeks())
+            for week in weeks_to_refresh(conn, settings.reports_dir, scope, rebuilt):
+                changed = write_week(conn, settings.reports_dir, scope.repo, week, True)
+                if changed:
+                    refreshed.append(f"{scope.repo} {week}")
+                    written += [(path, size) for path, size, _ in changed.values()]
     context.log.info(f"wrote {len(written)} report file(s)")
+    if refreshed:
+        context.log.info(
+            f"re-rendered {len(refreshed)} earlier or later report(s) whose facts this build "
+            f"changed: {', '.join(refreshed)}"
+        )
     table = "\n".join(
         ["| file | bytes |", "| :--- | ---: |"]
         + [f"| `{path}` | {size:,} |" for path, size in written]
@@ -74,6 +130,7 @@ def weekly_report(
         metadata={
             "files": dg.MetadataValue.md(table),
             "file_count": len(written),
+            "refreshed_weeks": dg.MetadataValue.json(refreshed),
             "total_bytes": sum(size for _, size in written),
             "report_en": dg.MetadataValue.md(last.get("en", "")),
             "report_zh": dg.MetadataValue.md(last.get("zh", "")),

@@ -196,7 +196,7 @@ def load_week(conn: duckdb.DuckDBPyConnection, repo: str, week_start: date) -> W
 
     row = summary[0] if summary else {"merged_prs": len(prs), "key_prs": 0}
     trailing = row.get("trailing_avg_prs")
-    if trailing is None:
+    if trailing is None and row.get("volume_trend") != "unknown":
         (trailing,) = conn.execute(
             """
             select avg(merged_prs) from marts.fct_weekly_summary

@@ -101,6 +101,8 @@ class ReportText(Translator):
                 "summary_volume",
                 merged=self.n("n_prs", s["merged_prs"]),
                 authors=self.n("n_authors", s.get("authors") or 0),
+                # nothing when none is new, or when it is unknown (None: the history does not
+                # reach the repository's first PR, which `history_note` says)
                 new_authors=self.share(
                     "new_authors", s.get("first_time_authors"), s.get("authors") or 0
                 ),
@@ -153,7 +155,18 @@ class ReportText(Translator):
         else:
             context.append(self("summary_no_risk"))
         space = "" if self.lang == "zh" else " "
-        return [self.safe(space.join(volume)), self.safe(space.join(context))]
+        paragraphs = [self.safe(space.join(volume)), self.safe(space.join(context))]
+        return paragraphs + ([note] if (note := self.history_note(v)) else [])
+
+    def history_note(self, v: ReportView) -> str | None:
+        """From which week on the warehouse holds the repository's PRs, when that is not from
+        its first PR: first-time authors (and, with too few weeks, trends) are unknown."""
+        s = v.facts.summary
+        if s.get("history_complete", True) or not s.get("history_since"):
+            return None
+        key = "history_note_short" if s.get("volume_trend") == "unknown" else "history_note"
+        since = self.week_label(s["history_since"])
+        return self(key, repo=v.facts.repo, since=since, weeks=v.facts.trailing_weeks)
 
     def headlines_intro(self, v: ReportView) -> str:
         if v.facts.key_prs:
@@ -162,7 +175,7 @@ class ReportText(Translator):
 
     def area_sentence(self, a) -> str:
         line = self(
-            "area_line_new" if a.trend == "new" else "area_line",
+            self._area_line_key(a),
             area=self.strong(a.area),
             prs=self.n("n_prs_short", a.pr_count),
             avg=self.num(a.trailing_avg, 1),
@@ -176,10 +189,17 @@ class ReportText(Translator):
         space = "" if self.lang == "zh" else " "
         return self.safe(f"{line}{space}{self('area_prs')}{space}{sep.join(refs)}{end}")
 
+    @staticmethod
+    def _area_line_key(a) -> str:
+        """Unknown when the weeks before are not in the warehouse (no trailing average)."""
+        if a.trend == "unknown" or a.trailing_avg is None:
+            return "area_line_unknown"
+        return "area_line_new" if a.trend == "new" else "area_line"
+
     def trends_rest(self, v: ReportView) -> str:
         parts = [
             self("trends_kind", kind=self.trend(kind), areas=self.join(areas))
-            for kind in ("new", "rising", "steady", "falling")
+            for kind in ("new", "rising", "steady", "falling", "unknown")
             if (areas := v.trends_by_kind.get(kind))
         ]
         if not parts:

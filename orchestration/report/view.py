@@ -58,7 +58,7 @@ class RiskGroup:
 class AreaView:
     area: str
     pr_count: int
-    trailing_avg: float
+    trailing_avg: float | None  # None: the weeks before are not in the warehouse
     trend: str
     importance_sum: float
     prs: list[dict]
@@ -157,7 +157,7 @@ def build_view(facts: WeekFacts) -> ReportView:
             AreaView(
                 area=row["area"],
                 pr_count=row["pr_count"],
-                trailing_avg=float(row["trailing_avg"] or 0),
+                trailing_avg=None if row["trailing_avg"] is None else float(row["trailing_avg"]),
                 trend=row["trend"],
                 importance_sum=float(row["importance_sum"] or 0),
                 prs=prs,

@@ -41,6 +41,16 @@ class PullRequestSource(Protocol):
         """Nodes with `start <= mergedAt < end`; raises on any doubt rather than guessing."""
         ...
 
+    def coverage(self) -> tuple[datetime, datetime] | None:
+        """The first and last `mergedAt` the source holds when it is bounded (a file, once
+        read); None when it holds every week (GitHub)."""
+        ...
+
+    def merged_before(self, repo: str, moment: datetime) -> bool:
+        """Whether any PR of `repo` merged before `moment`: a build's history reaches the
+        repository's beginning when nothing did before its first week."""
+        ...
+
     def stats(self) -> dict[str, float | int | str]:
         """Counters worth showing as asset metadata (requests, rate-limit points, ...)."""
         ...

@@ -2,6 +2,9 @@
 
 Bytes that are not valid UTF-8 become U+FFFD (the PR is kept). A PR number that appears on two
 lines is read once if the lines are byte-identical, and is an error naming both lines if not.
+
+A file covers the weeks from its first `mergedAt` to its last: it is taken as the repository's
+history from its first PR on, and a week outside it is unknown rather than empty.
 """
 
 from __future__ import annotations
@@ -26,6 +29,9 @@ class FileSource:
         self.path = path
         self.description = f"file:{path}"
         self._lines_read = 0
+        self._first: datetime | None = None  # the first and last mergedAt, once read
+        self._last: datetime | None = None
+        self._read_whole = False
 
     def _open(self):
         with open(self.path, "rb") as probe:
@@ -35,8 +41,28 @@ class FileSource:
         return open(self.path, encoding="utf-8", errors="replace")
 
     def fetch(self, repo: str, start: datetime, end: datetime) -> Iterator[dict]:
+        for line_no, node, merged_at in self._records():
+            if start <= merged_at < end:
+                self._check_repo(node, repo, line_no)
+                yield node
+
+    def coverage(self) -> tuple[datetime, datetime]:
+        """The first and last `mergedAt` in the file; a file without PRs covers nothing."""
+        if not self._read_whole:
+            for _ in self._records():
+                pass
+        if self._first is None or self._last is None:
+            raise SourceDataError(f"{self.description} holds no pull requests: it covers no week")
+        return self._first, self._last
+
+    def merged_before(self, repo: str, moment: datetime) -> bool:
+        return self.coverage()[0] < moment
+
+    def _records(self) -> Iterator[tuple[int, dict, datetime]]:
+        """Every PR of the file with its line and `mergedAt`, noting the first and last."""
         check_dataset_file(self.path)
         seen: dict[int, tuple[int, bytes]] = {}  # number: (first line, digest of that line)
+        first = last = None
         try:
             with self._open() as lines:
                 for line_no, line in enumerate(lines, start=1):
@@ -53,11 +79,12 @@ class FileSource:
                         raise SourceDataError(
                             f"{self.path}:{line_no}: PR #{node.get('number')} has no mergedAt"
                         )
-                    if start <= merged_at < end:
-                        self._check_repo(node, repo, line_no)
-                        yield node
+                    first = merged_at if first is None else min(first, merged_at)
+                    last = merged_at if last is None else max(last, merged_at)
+                    yield line_no, node, merged_at
         except (OSError, EOFError, zlib.error, UnicodeDecodeError) as exc:
             raise SourceDataError(f"cannot read dataset file {self.path}: {exc}") from None
+        self._first, self._last, self._read_whole = first, last, True
 
     def _parse(self, line: str, line_no: int) -> dict:
         try:

@@ -39,7 +39,12 @@ from orchestration.sources.github_errors import (
     secs,
 )
 from orchestration.sources.github_http import GraphQLClient
-from orchestration.sources.github_queries import FOLLOW_UP_QUERIES, SEARCH_PAGE, SEARCH_QUERY
+from orchestration.sources.github_queries import (
+    COUNT_QUERY,
+    FOLLOW_UP_QUERIES,
+    SEARCH_PAGE,
+    SEARCH_QUERY,
+)
 from orchestration.weeks import iso_label, monday_of
 
 SEARCH_CAP = 1000
@@ -164,6 +169,20 @@ class GitHubSource:
     def week_counts(self) -> dict[date, WeekCount]:
         """GitHub's count of merged PRs for each week of the last fetch, and when it counted."""
         return week_counts(self._counted)
+
+    def coverage(self) -> tuple[datetime, datetime] | None:
+        """GitHub holds every week: no bounds."""
+        return None
+
+    def merged_before(self, repo: str, moment: datetime) -> bool:
+        """Whether any PR of `repo` merged before `moment`: one search that counts."""
+        owner, name = validate_repo(repo).split("/")
+        query = f"repo:{owner}/{name} is:pr is:merged merged:<{_iso(moment)}"
+        try:
+            data = self._client.query(COUNT_QUERY, {"owner": owner, "name": name, "query": query})
+        except GitHubNotFoundError as exc:
+            raise GitHubNotFoundError(f"repository {repo} was not found ({exc})") from None
+        return (data.get("search") or {}).get("issueCount", 0) > 0
 
     def stats(self) -> dict[str, float | int | str]:
         """Counters for asset metadata; `rate_limit_remaining` is -1 until GitHub says."""

@@ -63,6 +63,17 @@ query MergedPullRequests(
 )
 
 
+# Whether anything merged before a moment: how a build learns that its history reaches the
+# repository's first PR. One small request; no nodes are asked for.
+COUNT_QUERY = f"""
+query MergedCount($owner: String!, $name: String!, $query: String!) {{
+  {RATE_LIMIT}
+  repository(owner: $owner, name: $name) {{ id }}
+  search(query: $query, type: ISSUE, first: 1) {{ issueCount }}
+}}
+"""
+
+
 def follow_up_query(connection: str) -> str:
     """The next page of one nested list of one pull request."""
     return f"""
@@ -78,4 +89,6 @@ query PullRequest{connection[0].upper()}{connection[1:]}Page(
 
 
 FOLLOW_UP_QUERIES = {name: follow_up_query(name) for name in NESTED_PAGE}
-ALL_QUERIES = {"search": SEARCH_QUERY} | {f"more {k}": q for k, q in FOLLOW_UP_QUERIES.items()}
+ALL_QUERIES = {"search": SEARCH_QUERY, "count": COUNT_QUERY} | {
+    f"more {k}": q for k, q in FOLLOW_UP_QUERIES.items()
+}

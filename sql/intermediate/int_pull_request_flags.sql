@@ -64,6 +64,18 @@ settings as (
     from {{ ref('thresholds') }}
 ),
 
+-- hotspots count the hotspot_weeks weeks ending with the PR's: with fewer extracted (and the
+-- history not complete) a file that is no hotspot here may be one, so core_path is unknown
+hotspots_known as (
+    select h.repo, h.week_start, h.history_complete or h.history_weeks >= s.hotspot_weeks - 1 as known
+    from {{ ref('int_weekly_history') }} h
+    cross join settings s
+    {% if is_incremental() %}
+    where h.repo = {{ var('repo') }}
+      and h.week_start between {{ var('start_week') }} and {{ var('end_week') }}
+    {% endif %}
+),
+
 -- core paths touched: this week's hotspots and the configured prefixes
 core_touches as (
     select
@@ -145,6 +157,7 @@ flags as (
         d.test_box_text,
         d.no_test_sentence,
         ct.core_files,
+        coalesce(hk.known, false) as hotspots_known,
         ff.hardware_path,
         ff.hardware_path_word,
         d.title_hardware_word,
@@ -178,6 +191,7 @@ flags as (
     cross join settings s
     left join core_touches ct using (repo, number)
     left join file_facts ff using (repo, number)
+    left join hotspots_known hk on hk.repo = c.repo and hk.week_start = c.week_start
 ),
 
 keyed as (
@@ -197,9 +211,15 @@ keyed as (
             else 'no_test_file'
         end as missing_tests_reason_key,
 
-        -- documentation, test and CI changes to a core file do not put what runs through it at risk
-        case when f.files_known then f.core_files is not null and f.change_type not in ('docs', 'test', 'ci') end
-            as core_path,
+        -- documentation, test and CI changes to a core file do not put what runs through it at
+        -- risk; a change touching no core file is known to be none only where its week's
+        -- hotspots are (else one of its files may be a hotspot the missing weeks would show)
+        case
+            when not f.files_known then null
+            when f.change_type in ('docs', 'test', 'ci') then false
+            when f.core_files is not null then true
+            when f.hotspots_known then false
+        end as core_path,
         case when f.core_files[1].prs is not null then 'hotspot' else 'configured' end as core_path_reason_key,
 
         case when f.threads_known then f.unresolved_count > 0 end as unresolved_threads,
@@ -352,8 +372,9 @@ reasons as (
 select
     * exclude (
         change_type, files_known, touches_tests, tested_code_lines, docs_or_examples_only,
-        test_box_state, test_box_text, no_test_sentence, core_files, hardware_path, hardware_path_word,
-        title_hardware_word, description_hardware_word, hardware_sentence, dependency_files,
+        test_box_state, test_box_text, no_test_sentence, core_files, hotspots_known,
+        hardware_path, hardware_path_word, title_hardware_word, description_hardware_word,
+        hardware_sentence, dependency_files,
         dependency_title_word, breaking_signal, breaking_note, unresolved_count, approvals, is_revert,
         follow_up_days, missing_tests_min_lines, large_change_lines, large_change_files
     )

@@ -2,13 +2,16 @@
 
 -- One row per repository and extracted week, including weeks in which nothing merged.
 -- volume_trend compares merged_prs with the average of the trailing `trailing_weeks` extracted
--- weeks, with the thresholds of fct_weekly_area_trends. The theme names the week's leading
--- topics (fct_weekly_topics) that stand out from the repository's usual mix: among the topics
--- with at least `theme_min_prs` PRs and `theme_min_share` of the week's importance, the one
--- whose share most exceeds its share over the `theme_baseline_weeks` weeks before (a week
--- where none qualifies takes the topic carrying the most importance), joined by the next such
--- topic when it carries at least `theme_second_share` and more than its usual share. Names
--- in English and Chinese from seeds/topics.csv.
+-- weeks, with the thresholds of fct_weekly_area_trends; it is `unknown` (and the average NULL)
+-- when fewer weeks before are extracted and the history does not reach the first PR.
+-- first_time_authors is known only when the history reaches the repository's first PR
+-- (int_weekly_history): counted from a later week on, everyone would look new. The theme names
+-- the week's leading topics (fct_weekly_topics) that stand out from the repository's usual mix:
+-- among the topics with at least `theme_min_prs` PRs and `theme_min_share` of the week's
+-- importance, the one whose share most exceeds its share over the `theme_baseline_weeks` weeks
+-- before (a week where none qualifies takes the topic carrying the most importance), joined by
+-- the next such topic when it carries at least `theme_second_share` and more than its usual
+-- share. Names in English and Chinese from seeds/topics.csv.
 with settings as (
     select
         cast(max(value) filter (where name = 'trailing_weeks') as integer) as trailing_weeks,
@@ -36,6 +39,13 @@ prs as (
     where repo = {{ var('repo') }}
       and week_start between {{ var('start_week') }} - to_weeks((select trailing_weeks from settings))
           and {{ var('end_week') }}
+    {% endif %}
+),
+
+history as (
+    select * from {{ ref('int_weekly_history') }}
+    {% if is_incremental() %}
+    where repo = {{ var('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
     {% endif %}
 ),
 
@@ -131,7 +141,8 @@ final as (
         w.merged_prs,
         coalesce(s.key_prs, 0) as key_prs,
         coalesce(s.authors, 0) as authors,
-        coalesce(s.first_time_authors, 0) as first_time_authors,
+        case when h.history_complete then coalesce(s.first_time_authors, 0) end
+            as first_time_authors,
         coalesce(s.additions, 0) as additions,
         coalesce(s.deletions, 0) as deletions,
         t.theme,
@@ -139,16 +150,24 @@ final as (
         t.theme_topics,
         coalesce(list_contains(t.theme_topics, 'performance'), false) as is_perf_theme,
         coalesce(s.performance_prs, 0) as performance_prs,
-        round(w.trailing_avg_prs, 2) as trailing_avg_prs,
+        case when h.trailing_known then round(w.trailing_avg_prs, 2) end as trailing_avg_prs,
         case
+            when not h.trailing_known then 'unknown'
             when coalesce(w.trailing_avg_prs, 0) = 0 then 'new'
             when w.merged_prs >= st.rising_ratio * w.trailing_avg_prs
                  and w.merged_prs - w.trailing_avg_prs >= st.rising_min_delta then 'rising'
             when w.merged_prs <= st.falling_ratio * w.trailing_avg_prs then 'falling'
             else 'steady'
-        end as volume_trend
+        end as volume_trend,
+        h.history_since,
+        h.history_complete
     from volumes w
     cross join settings st
+    join (
+        select *, history_complete or history_weeks >= (select trailing_weeks from settings)
+            as trailing_known
+        from history
+    ) h using (repo, week_start)
     left join per_week s using (repo, week_start)
     left join themes t using (repo, week_start)
 )
