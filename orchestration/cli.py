@@ -6,6 +6,7 @@ import os
 import signal
 import sys
 from datetime import date
+from functools import partial
 from pathlib import Path
 
 from orchestration.config import (
@@ -41,7 +42,7 @@ def build(repo: str, first: date, last: date, source: str | None) -> list[Path]:
     The repository is registered (with `source`, when given) only once its extract worked, so a
     misspelt name does not join the Monday schedule."""
     from orchestration import dagster_run
-    from orchestration.repositories import absolute_source, record_build, source_of
+    from orchestration.repositories import absolute_source, source_of
 
     validate_repo(repo)
     weeks = weeks_between(first, last)
@@ -57,12 +58,21 @@ def build(repo: str, first: date, last: date, source: str | None) -> list[Path]:
     try:
         dagster_run.run_weekly_job(settings, repo, first, last, source)
     except dagster_run.BuildFailed as failed:
-        if failed.extracted and (note := record_build(settings.home, repo, source)):
-            print(f"  {note}", flush=True)
+        if failed.extracted:
+            register_built(settings, repo, source)
         raise
-    if note := record_build(settings.home, repo, source):
-        print(f"  {note}", flush=True)
+    register_built(settings, repo, source)
     return _report_paths(repo, weeks)
+
+
+def register_built(settings: Settings, repo: str, source: str | None) -> None:
+    """Register `repo`, with the `source` it was built from, once its extract worked; not if
+    `prweekly repo remove` took its partition away while it built."""
+    from orchestration.dagster_run import is_registered
+    from orchestration.repositories import record_build
+
+    if note := record_build(settings.home, repo, source, partial(is_registered, settings, repo)):
+        print(f"  {note}", flush=True)
 
 
 def _check_source(source: str, settings: Settings) -> None:

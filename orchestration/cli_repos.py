@@ -63,7 +63,7 @@ def remove_repository(settings: Settings, name: str) -> None:
     from orchestration.build_runs import wait_for_builds
     from orchestration.instance import get_instance
     from orchestration.partitions import repo_partitions
-    from orchestration.repositories import find, load_repositories, remove
+    from orchestration.repositories import find, load_repositories, registry_lock, remove
 
     entry = find(load_repositories(settings.home), name)
     instance = get_instance(settings)
@@ -75,9 +75,10 @@ def remove_repository(settings: Settings, name: str) -> None:
     if entry is None and not partitions:
         raise UsageError(f"{name} is not registered (see `prweekly repo list`)")
     wait_for_builds(instance, name, say=lambda text: print(text, file=sys.stderr, flush=True))
-    remove(settings.home, name)
-    for partition in partitions:
-        instance.delete_dynamic_partition(repo_partitions.name, partition)
+    with registry_lock(settings.home):  # a build registering the repository waits, then sees
+        remove(settings.home, name)  # that its partition is gone
+        for partition in partitions:
+            instance.delete_dynamic_partition(repo_partitions.name, partition)
     print(f"removed {entry.name if entry else name}; its lake, warehouse rows and reports are kept")
 
 

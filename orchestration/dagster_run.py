@@ -31,6 +31,11 @@ def register_repo(settings: Settings, repo: str) -> dg.DagsterInstance:
     return instance
 
 
+def is_registered(settings: Settings, repo: str) -> bool:
+    """Whether `repo` is a partition (a build's run adds it; `prweekly repo remove` drops it)."""
+    return get_instance(settings).has_dynamic_partition(repo_partitions.name, repo)
+
+
 def forget_repo(settings: Settings, repo: str) -> None:
     instance = get_instance(settings)
     if instance.has_dynamic_partition(repo_partitions.name, repo):

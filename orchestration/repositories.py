@@ -7,7 +7,8 @@ dynamic `repo` partitions mirror it so the UI, backfills and the schedule see ev
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -101,12 +102,27 @@ def save_repositories(home: Path, repos: list[Repository]) -> Path:
     return path
 
 
+_held = threading.local()  # the registries this thread holds the lock of
+
+
 @contextmanager
 def registry_lock(home: Path) -> Iterator[None]:
     """Hold the registry for a read-modify-write: writers in other processes wait their turn,
-    so none of them saves a file that misses what another has just added or removed."""
-    with file_lock(home / f"{FILE_NAME}.lock"):
+    so none of them saves a file that misses what another has just added or removed.
+
+    Re-entrant within a thread (an flock taken again through another descriptor would wait for
+    itself), so a caller can hold it around a check and the write it decides."""
+    path = home / f"{FILE_NAME}.lock"
+    held: set[Path] = _held.__dict__.setdefault("paths", set())
+    if path in held:
         yield
+        return
+    with file_lock(path):
+        held.add(path)
+        try:
+            yield
+        finally:
+            held.discard(path)
 
 
 def find(repos: list[Repository], name: str) -> Repository | None:
@@ -117,22 +133,17 @@ def upsert(home: Path, repo: Repository) -> tuple[Repository, bool]:
     """Add `repo`, or merge its settings into an existing entry. Returns (entry, created)."""
     validate_repo(repo.name)
     with registry_lock(home):
-        return _upsert_held(home, repo)
-
-
-def _upsert_held(home: Path, repo: Repository) -> tuple[Repository, bool]:
-    """`upsert` with the registry lock already held (the lock is not re-entrant)."""
-    repos = load_repositories(home)
-    existing = find(repos, repo.name)
-    if existing is None:
-        repos.append(repo)
+        repos = load_repositories(home)
+        existing = find(repos, repo.name)
+        if existing is None:
+            repos.append(repo)
+            save_repositories(home, repos)
+            return repo, True
+        existing.source = repo.source or existing.source
+        existing.core_paths = sorted(set(existing.core_paths) | set(repo.core_paths))
+        existing.area_rules = {**existing.area_rules, **repo.area_rules}
         save_repositories(home, repos)
-        return repo, True
-    existing.source = repo.source or existing.source
-    existing.core_paths = sorted(set(existing.core_paths) | set(repo.core_paths))
-    existing.area_rules = {**existing.area_rules, **repo.area_rules}
-    save_repositories(home, repos)
-    return existing, False
+        return existing, False
 
 
 def absolute_source(source: str) -> str:
@@ -148,15 +159,22 @@ def source_of(home: Path, name: str) -> str | None:
     return entry.source if entry else None
 
 
-def record_build(home: Path, name: str, source: str | None) -> str | None:
+def record_build(
+    home: Path, name: str, source: str | None, wanted: Callable[[], bool] = lambda: True
+) -> str | None:
     """After a build's extract worked: register `name`, or record the `source` the build was
-    given (`build --source`), so every later run of it reads the same. Says what it did."""
+    given (`build --source`), so every later run of it reads the same. Says what it did.
+
+    `wanted` is asked under the lock: a repository removed while it built (`prweekly repo
+    remove` waits for the run, then takes it out) is not brought back."""
     validate_repo(name)
     with registry_lock(home):  # the check and the write are one read-modify-write
         existing = find(load_repositories(home), name)
         if existing is not None and (not source or source == existing.source):
             return None
-        _upsert_held(home, Repository(name, source))
+        if not wanted():
+            return f"not registered: {name} was removed while it built"
+        upsert(home, Repository(name, source))
     if existing is None:
         return f"registered {name} in {registry_path(home)}"
     return f"recorded {name}'s source {source} in {registry_path(home)}"

@@ -94,4 +94,5 @@ def test_a_build_whose_search_results_keep_shifting_fails_instead_of_losing_a_pr
     assert (code, written) == (1, None)  # before: exit 0 and 149 of the 150 PRs
     assert len(errors) == 1 and errors[0].startswith("prweekly: error:"), errors
     assert "octo-org/demo" in errors[0] and "GitHub counted 150" in errors[0]
-    assert "found 149" in errors[0] and "2026-07-20T00:00:00Z..2026-07-26T23:59:59Z" in errors[0]
+    # the window reaches back over the 26 weeks of history the build extracts with its week
+    assert "found 149" in errors[0] and "2026-01-19T00:00:00Z..2026-07-26T23:59:59Z" in errors[0]

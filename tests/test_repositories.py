@@ -12,8 +12,9 @@ from pathlib import Path
 import dagster as dg
 import duckdb
 
-from orchestration.cli import main
+from orchestration.cli import main, register_built
 from orchestration.config import load_settings
+from orchestration.dagster_run import register_repo
 from orchestration.definitions import defs
 from orchestration.freshness import unreported_repositories
 from orchestration.instance import get_instance
@@ -110,9 +111,24 @@ def test_removing_a_repository_waits_for_its_running_build(home: Path, capsys) -
     assert load_repositories(home) == []
     assert instance.get_dynamic_partitions("repo") == []
     with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as conn:
-        prs = conn.execute("select count(*) from marts.fct_pull_requests").fetchone()[0]
+        prs, week = conn.execute(
+            "select count(*), count(*) filter (where week_start = '2026-07-20') "
+            "from marts.fct_pull_requests"
+        ).fetchone()
         summary = conn.execute("select sum(merged_prs) from marts.fct_weekly_summary").fetchone()
-    assert (prs, summary[0]) == (10, 10)
+    # the week and the three before it in the file, which the build extracts as its history
+    assert (prs, week, summary[0]) == (34, 10, 34)
+
+
+def test_a_repository_removed_while_its_first_build_runs_stays_removed(home: Path) -> None:
+    """A build registers its repository once the run is over (its extract worked); a removal
+    that waited for that run must not see the repository come back a moment later."""
+    settings = load_settings()
+    register_repo(settings, "acme/rocket")  # the partition a build's run makes first
+    assert main(["repo", "remove", "acme/rocket"]) == 0  # it returns once the run ended...
+    register_built(settings, "acme/rocket", f"file:{SAMPLE_DATASET}")  # ...then the build
+    assert load_repositories(home) == []
+    assert get_instance(settings).get_dynamic_partitions("repo") == []
 
 
 def _running(instance: dg.DagsterInstance) -> bool:
