@@ -8,6 +8,7 @@ to 2026-06-08, with one quiet week: regulars every week, a newcomer every third 
 from __future__ import annotations
 
 import os
+import re
 import stat
 from datetime import date, timedelta
 from pathlib import Path
@@ -17,6 +18,7 @@ import pytest
 from orchestration.cli import main
 from orchestration.repositories import load_repositories
 from tests.test_facts_support import pr, query, write_dataset
+from tests.test_report_language import Quoted, composed_english, markdown_text
 
 REPO = "acme/ledger"
 SLUG = "acme__ledger"
@@ -79,6 +81,14 @@ def lake_weeks(home: Path) -> list[date]:
                   folder.glob("week=*/data.parquet"))  # fmt: skip
 
 
+def unknown_said_in_english(zh: str) -> list[str]:
+    """English words the Chinese report composes where it says what it cannot know (the
+    lines saying 未知; PR titles are taken out, the repository's name is a path)."""
+    lines = [line for line in zh.splitlines() if "未知" in line]
+    text = re.sub(r"\[#\d+\]\([^)]*\)[^；。\n]*", " ", "\n".join(lines))  # a PR and its title
+    return composed_english(markdown_text(text), Quoted({"core", "api", "audit"}))
+
+
 def reported_weeks(home: Path) -> list[date]:
     return sorted({date.fromisoformat(p.name[:10]) for p in (home / "reports" / SLUG).glob("*.md")})
 
@@ -133,6 +143,7 @@ def test_a_week_built_alone_brings_its_history_and_says_what_it_cannot_know(
     assert "First-time authors are unknown" in en and "from Week 50 of 2025 on" in en
     assert "首次贡献）" not in zh
     assert "首次贡献者未知" in zh and "从 2025 年第 50 周开始" in zh
+    assert unknown_said_in_english(zh) == []
 
 
 def test_output_files_follow_the_umask(last_week: dict) -> None:
@@ -258,6 +269,10 @@ def test_with_too_few_weeks_before_trends_and_core_paths_are_unknown(tmp_path: P
             "select distinct week_start, trend, trailing_avg is null "
             "from marts.fct_weekly_area_trends order by 1"
         ).fetchall()
+        topics = conn.execute(
+            "select distinct trend, trailing_avg is null, trailing_importance_avg is null "
+            "from marts.fct_weekly_topics"
+        ).fetchall()
         core = conn.execute(
             "select distinct week_start, core_path from marts.fct_pull_requests "
             "where primary_area = 'core' order by 1"
@@ -265,6 +280,7 @@ def test_with_too_few_weeks_before_trends_and_core_paths_are_unknown(tmp_path: P
         report = render_week(load_week(conn, REPO, weeks[-1]))
     assert [row[1:] for row in summary] == [(None, None, "unknown", weeks[0], False)] * 4
     assert {row[1:] for row in trends} == {("unknown", True)}
+    assert topics == [("unknown", True, True)]  # topics compare with the same weeks as areas
     # the engine file (four PRs by the third week) is a hotspot whatever came before; until
     # then, with fewer than twelve weeks known, whether it is one is unknown, not false
     assert core == [(weeks[0], None), (weeks[1], None), (weeks[2], True), (weeks[3], True)]
@@ -272,3 +288,4 @@ def test_with_too_few_weeks_before_trends_and_core_paths_are_unknown(tmp_path: P
     assert "First-time authors and trends are unknown" in en and "of them new" not in en
     assert "**core**: 1 PR this week (trend unknown" in en and "| unknown |" in en
     assert "首次贡献者和趋势未知" in zh and "趋势未知）" in zh and "| 未知 |" in zh
+    assert unknown_said_in_english(zh) == []

@@ -4,6 +4,8 @@
 -- themselves by importance, and the topic's share of the week's importance, against the
 -- topic's average over the trailing `trailing_weeks` extracted weeks (quiet weeks count as
 -- zero), classified with the thresholds of fct_weekly_area_trends (seeds/thresholds.csv):
+--   unknown  fewer than trailing_weeks weeks before are extracted, and the history does not
+--            reach the repository's first PR (int_weekly_history): trailing_avg is NULL;
 --   new      no PRs of the topic in the trailing weeks (or no trailing weeks at all);
 --   rising   pr_count >= rising_ratio x trailing_avg and pr_count - trailing_avg >= rising_min_delta;
 --   falling  pr_count <= falling_ratio x trailing_avg (a week without the topic after one with it);
@@ -105,6 +107,19 @@ windowed as (
         )
 ),
 
+history as (
+    select
+        h.repo,
+        h.week_start,
+        h.history_complete or h.history_weeks >= s.trailing_weeks as trailing_known
+    from {{ ref('int_weekly_history') }} h
+    cross join settings s
+    {% if is_incremental() %}
+    where h.repo = {{ var('repo') }}
+      and h.week_start between {{ var('start_week') }} and {{ var('end_week') }}
+    {% endif %}
+),
+
 classified as (
     select
         w.repo,
@@ -117,9 +132,12 @@ classified as (
         round(cast(w.importance_sum / nullif(w.week_importance, 0) as double), 3) as importance_share,
         round(cast(w.baseline_importance / nullif(w.baseline_total, 0) as double), 3) as baseline_share,
         w.numbers,
-        round(coalesce(w.trailing_avg, 0), 2) as trailing_avg,
-        round(cast(coalesce(w.trailing_importance_avg, 0) as double), 2) as trailing_importance_avg,
+        case when h.trailing_known then round(coalesce(w.trailing_avg, 0), 2) end as trailing_avg,
+        case when h.trailing_known
+            then round(cast(coalesce(w.trailing_importance_avg, 0) as double), 2)
+        end as trailing_importance_avg,
         case
+            when not h.trailing_known then 'unknown'
             when coalesce(w.trailing_avg, 0) = 0 then 'new'
             when w.pr_count >= s.rising_ratio * w.trailing_avg
                  and w.pr_count - w.trailing_avg >= s.rising_min_delta then 'rising'
@@ -129,6 +147,7 @@ classified as (
     from windowed w
     cross join settings s
     join {{ ref('topics') }} t using (topic)
+    join history h using (repo, week_start)
     where w.pr_count > 0 or coalesce(w.trailing_avg, 0) > 0
 )
 
