@@ -12,6 +12,7 @@ import duckdb
 
 from orchestration.cli import main
 from orchestration.config import SQL_DIR
+from orchestration.history import write_origin
 from orchestration.lake import to_row, write_partition
 from orchestration.models.checks import run_checks
 from orchestration.models.project import load_project
@@ -106,8 +107,9 @@ def rows_by_number(home: Path, columns: str, table: str = "marts.fct_pull_reques
 def build_models(home: Path, nodes: dict[str, list[dict]], repositories_yml: str = "") -> Path:
     """Every SQL model over crafted PRs, through the model runner the Dagster assets call.
 
-    For tests about the facts alone: the lake is written as the extract writes it (one file a
-    week), then seeds, settings and every model are built from an empty warehouse.
+    For tests about the facts alone: the lake is written as the extract writes it from a file
+    (one file a week, and the week of the first PR, since the nodes are the whole history),
+    then seeds, settings and every model are built from an empty warehouse.
     """
     home.mkdir(parents=True, exist_ok=True)
     if repositories_yml:
@@ -119,6 +121,8 @@ def build_models(home: Path, nodes: dict[str, list[dict]], repositories_yml: str
             weeks[row["week_start"]].append(row)
         for week, rows in weeks.items():
             write_partition(home / "lake", repo, week, rows)
+        if weeks:
+            write_origin(home / "lake", repo, min(weeks), "crafted nodes")
     project = load_project(SQL_DIR)
     with duckdb.connect(str(home / "warehouse.duckdb")) as conn:
         load_seeds(conn, project)
