@@ -41,17 +41,21 @@ FOCUS_WEEK = date(2026, 7, 20)  # 2026-W30, checked by name for verl
 
 
 def write_lake(dataset: Path, repo: str, lake: Path) -> int:
-    """The dataset's whole history as the extract writes it: one Parquet file a week."""
+    """The dataset's whole history as the extract writes it: one Parquet file a week (empty
+    for a quiet one), and the week of the first PR, so the history is known to be complete."""
+    from orchestration.history import write_origin
     from orchestration.lake import to_row, write_partition
     from orchestration.sources.file import FileSource
+    from orchestration.weeks import weeks_between
 
     weeks: dict[date, list[dict]] = defaultdict(list)
     start, end = datetime(2000, 1, 1, tzinfo=UTC), datetime(2100, 1, 1, tzinfo=UTC)
     for node in FileSource(dataset).fetch(repo, start, end):
         row = to_row(node, repo)
         weeks[row["week_start"]].append(row)
-    for week, rows in weeks.items():
-        write_partition(lake, repo, week, rows)
+    for week in weeks_between(min(weeks), max(weeks)):  # a quiet week is an empty file
+        write_partition(lake, repo, week, weeks.get(week, []))
+    write_origin(lake, repo, min(weeks), f"file:{dataset.name}")
     return sum(len(rows) for rows in weeks.values())
 
 

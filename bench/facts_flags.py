@@ -44,7 +44,9 @@ W30 = date(2026, 7, 20)
 
 
 def write_lake(home: Path, repo: str, dataset: Path) -> int:
-    """Every PR of `dataset` into the lake, one file per week from its first week to its last."""
+    """Every PR of `dataset` into the lake, one file per week from its first week to its last,
+    and the week of the first PR, as the extract records it for a file."""
+    from orchestration.history import write_origin
     from orchestration.lake import to_row, write_partition
     from orchestration.sources.file import FileSource
     from orchestration.weeks import weeks_between
@@ -57,6 +59,7 @@ def write_lake(home: Path, repo: str, dataset: Path) -> int:
         weeks[row["week_start"]].append(row)
     for week in weeks_between(min(weeks), max(weeks)):
         write_partition(home / "lake", repo, week, weeks.get(week, []))
+    write_origin(home / "lake", repo, min(weeks), f"file:{dataset.name}")
     return sum(len(rows) for rows in weeks.values())
 
 
