@@ -160,7 +160,9 @@ class GraphQLClient:
                 )
             self.retries += 1
             base = min(BACKOFF_CAP, BACKOFF_BASE * 2 ** (failures - 1))
-            self._wait(base * self._rng.uniform(0.5, 1.0), f"GitHub request {problem}; retrying")
+            self._wait(
+                base * self._rng.uniform(0.5, 1.0), f"GitHub request {problem}; retrying", problem
+            )
 
     def _redact(self, text: str) -> str:
         return text.replace(self._token, "***") if self._token else text
@@ -205,7 +207,9 @@ class GraphQLClient:
             raise GitHubDeadlineError(f"no time was left for the next request{after}")
         return left
 
-    def _wait(self, seconds: float, reason: str) -> None:
+    def _wait(self, seconds: float, reason: str, last_problem: str = "") -> None:
+        """Sleep `seconds` for `reason`, unless that passes the wait ceiling or the deadline
+        (which may have passed during the request that failed with `last_problem`)."""
         ceiling = self.max_wait_seconds * self._partitions
         if self._waited_partition + seconds > ceiling:
             raise GitHubWaitCeilingError(
@@ -213,7 +217,7 @@ class GraphQLClient:
                 f"{self.max_wait_seconds:.0f} s per week fetched (PRWEEKLY_MAX_WAIT_SECONDS); "
                 "run again later"
             )
-        if seconds >= self._time_left():
+        if seconds >= self._time_left(last_problem):
             raise GitHubDeadlineError(
                 f"{reason.removesuffix('; retrying')}, and waiting {secs(seconds)} s "
                 "to ask again would pass it"
