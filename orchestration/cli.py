@@ -14,6 +14,7 @@ from orchestration.config import (
     PROJECT_DIR,
     Settings,
     UsageError,
+    canonical_repo,
     load_settings,
     repo_of_slug,
     repo_slug,
@@ -179,7 +180,7 @@ def build(repo: str, first: date, last: date, source: str | None) -> list[Path]:
     from orchestration import dagster_run
     from orchestration.repositories import Repository, upsert
 
-    validate_repo(repo)
+    typed, repo = validate_repo(repo), canonical_repo(repo)  # one repository whatever the case
     weeks = weeks_between(first, last)
     for week in (first, last):
         check_week_ended(week)
@@ -189,9 +190,10 @@ def build(repo: str, first: date, last: date, source: str | None) -> list[Path]:
     label = iso_label(first) if first == last else f"{iso_label(first)}..{iso_label(last)}"
     print(f"prweekly: building {repo} {label} ({len(weeks)} week(s)) from {source}", flush=True)
     print(f"  home: {settings.home}", flush=True)
-    _, created = upsert(settings.home, Repository(repo))
+    dagster_run.merge_spellings_of_home(settings, lambda line: print(f"  {line}", flush=True))
+    _, created = upsert(settings.home, Repository(typed))
     if created:
-        print(f"  registered {repo} in {settings.home / 'repositories.yml'}", flush=True)
+        print(f"  registered {typed} in {settings.home / 'repositories.yml'}", flush=True)
     dagster_run.run_weekly_job(settings, repo, first, last, source)
     return _report_paths(repo, weeks)
 
@@ -266,7 +268,7 @@ def manage_repositories(args: argparse.Namespace) -> None:
     if args.repo_command == "remove":
         if not remove(settings.home, name):
             raise UsageError(f"{name} is not registered (see `prweekly repo list`)")
-        dagster_run.forget_repo(settings, name)
+        dagster_run.forget_repo(settings, canonical_repo(name))
         print(f"removed {name}; its lake, warehouse rows and reports are kept")
         return
     rules = {}
@@ -286,7 +288,7 @@ def manage_repositories(args: argparse.Namespace) -> None:
     entry, created = upsert(
         settings.home, Repository(name, source, sorted(set(args.core_path)), rules)
     )
-    dagster_run.register_repo(settings, entry.name)
+    dagster_run.register_repo(settings, entry.repo)
     print(
         f"{'added' if created else 'updated'} {entry.name} in {settings.home / 'repositories.yml'}"
     )

@@ -29,7 +29,7 @@ import pyarrow.parquet as pq
 
 from orchestration.config import repo_slug
 from orchestration.lake import WEEKS_DIR
-from orchestration.storage import Location, join, write_bytes
+from orchestration.storage import Location, filesystem_of, join, write_bytes
 from orchestration.warehouse import apply_duckdb_init
 from orchestration.weeks import monday_of
 
@@ -67,22 +67,12 @@ class ReadPlan:
     weekly: list[str]
 
 
-def _filesystem(location: Location) -> tuple[pafs.FileSystem, str, str]:
-    """The filesystem, the path in it, and the prefix that turns its paths back into URIs."""
-    if isinstance(location, Path) or "://" not in location:
-        return pafs.LocalFileSystem(), str(location), ""
-    filesystem, path = pafs.FileSystem.from_uri(location)
-    if isinstance(filesystem, pafs.LocalFileSystem):
-        return filesystem, path, ""
-    return filesystem, path, location.split("://", 1)[0] + "://"
-
-
 def week_files(lake_dir: Location, repo: str | None = None) -> dict[str, dict[date, WeekFile]]:
     """Every week file of the lake (or of one repository), by repository slug and week."""
     base = join(lake_dir, *WEEKS_DIR)
     if repo is not None:
         base = join(base, f"repo={repo_slug(repo)}")
-    filesystem, root, prefix = _filesystem(base)
+    filesystem, root, prefix = filesystem_of(base)
     selector = pafs.FileSelector(root, recursive=True, allow_not_found=True)
     found: dict[str, dict[date, WeekFile]] = {}
     for info in filesystem.get_file_info(selector):
@@ -100,7 +90,7 @@ def compacted_path(lake_dir: Location, slug: str) -> Location:
 
 def _manifest(path: Location) -> dict[date, list[int]] | None:
     """The week files a copy was made from, or None if there is no readable copy."""
-    filesystem, inner, _ = _filesystem(path)
+    filesystem, inner, _ = filesystem_of(path)
     try:
         metadata = pq.read_metadata(inner, filesystem=filesystem).metadata or {}
         entries = json.loads(metadata[MANIFEST_KEY.encode()])
@@ -121,7 +111,7 @@ def _is_valid(manifest: dict[date, list[int]] | None, weeks: dict[date, WeekFile
 
 def plan_full_read(lake_dir: Location) -> ReadPlan | None:
     """The files a build of the whole lake reads, or None when no repository has a copy."""
-    filesystem, root, prefix = _filesystem(join(lake_dir, *COMPACTED_DIR))
+    filesystem, root, prefix = filesystem_of(join(lake_dir, *COMPACTED_DIR))
     copies = {
         Path(info.path).stem: prefix + info.path
         for info in filesystem.get_file_info(pafs.FileSelector(root, allow_not_found=True))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+from collections.abc import Callable
 from datetime import date
 
 import dagster as dg
@@ -15,6 +16,13 @@ from orchestration.partitions import partition_key, repo_partitions
 
 class BuildFailed(RuntimeError):
     """The run failed; the message is the first failing step's own error."""
+
+
+def merge_spellings_of_home(settings: Settings, say: Callable[[str], None]) -> list[str]:
+    """Merge what an older prweekly kept under a second spelling of a repository."""
+    from orchestration.case_merge import merge_case_variants
+
+    return merge_case_variants(settings, get_instance(settings), say)
 
 
 def register_repo(settings: Settings, repo: str) -> dg.DagsterInstance:

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import dagster as dg
 
+from orchestration.case_merge import merge_case_variants
 from orchestration.compaction import compact_repository
-from orchestration.config import validate_repo
+from orchestration.config import UsageError, canonical_repo
 from orchestration.lake import SourceDataError, to_row, write_partition
 from orchestration.partitions import scopes_of, weekly_partitions
 from orchestration.resources import PrweeklyResource
@@ -58,11 +59,17 @@ def raw_pull_requests(
     context: dg.AssetExecutionContext, prweekly: PrweeklyResource
 ) -> dg.MaterializeResult:
     settings = prweekly.settings()
+    merge_case_variants(settings, context.instance, context.log.warning)
     source = open_source(settings.source, settings, log=context.log.info)
     total = 0
     weeks_written = 0
     for scope in scopes_of(context):
-        validate_repo(scope.repo)  # a partition added by hand must not reach a path or a query
+        # a partition added by hand must not reach a path or a query, nor be a second spelling
+        if canonical_repo(scope.repo) != scope.repo:
+            raise UsageError(
+                f"partition {scope.repo!r} is a second spelling of {canonical_repo(scope.repo)}: "
+                "GitHub treats letter case as the same repository; use the lower-case key"
+            )
         weeks = weeks_between(scope.start_week, scope.end_week)
         start, _ = week_window(scope.start_week)
         _, end = week_window(scope.end_week)

@@ -29,6 +29,16 @@ def join(base: Location, *parts: str) -> Location:
     return "/".join([base.rstrip("/"), *(p.strip("/") for p in parts)])
 
 
+def filesystem_of(location: Location) -> tuple[pafs.FileSystem, str, str]:
+    """The filesystem, the path in it, and the prefix that turns its paths back into URIs."""
+    if isinstance(location, Path) or "://" not in location:
+        return pafs.LocalFileSystem(), str(location), ""
+    filesystem, path = pafs.FileSystem.from_uri(location)
+    if isinstance(filesystem, pafs.LocalFileSystem):
+        return filesystem, path, ""
+    return filesystem, path, location.split("://", 1)[0] + "://"
+
+
 def write_bytes(target: Location, data: bytes) -> int:
     """Replace `target` with `data`, so that a reader never sees a partial file."""
     if isinstance(target, Path):

@@ -3,7 +3,9 @@
 import time
 
 import dagster as dg
+import duckdb
 
+from orchestration.case_merge import warehouse_needs_rebuild
 from orchestration.models.checks import run_checks
 from orchestration.models.project import Model, Project
 from orchestration.models.repository_settings import load_repository_settings
@@ -13,6 +15,19 @@ from orchestration.resources import PrweeklyResource
 from orchestration.warehouse import connect
 
 WAREHOUSE_POOL = "duckdb_warehouse"
+
+
+_REBUILD: dict[str, bool] = {}
+
+
+def _rebuild_in_full(run_id: str, conn: duckdb.DuckDBPyConnection, log) -> bool:
+    """Decided once per run, at its first model: rebuild every model from the lake when the
+    warehouse holds a second spelling of a repository (merged in the lake by the extract)."""
+    if run_id not in _REBUILD:
+        _REBUILD[run_id] = warehouse_needs_rebuild(conn)
+        if _REBUILD[run_id]:
+            log("the warehouse holds a repository under two spellings: rebuilding every model")
+    return _REBUILD[run_id]
 
 
 def _dep_key(project: Project, name: str) -> dg.AssetKey:
@@ -84,7 +99,8 @@ def build_model_asset(project: Project, model: Model) -> dg.AssetsDefinition:
             if any(ref in project.seeds for ref in model.refs):
                 for name in load_seeds(conn, project):
                     context.log.info(f"loaded seed {name}")
-            scopes = scopes_of(context) if incremental else [None]
+            full = incremental and _rebuild_in_full(context.run_id, conn, context.log.warning)
+            scopes = scopes_of(context) if incremental and not full else [None]
             modes = [
                 materialize(conn, project, model, lake_dir=settings.lake_dir, scope=scope)
                 for scope in scopes

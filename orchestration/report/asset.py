@@ -19,6 +19,7 @@ MART_DEPENDENCIES = [
     "fct_weekly_summary",
     "fct_weekly_area_trends",
     "fct_weekly_risks",
+    "dim_repositories",
 ]
 
 
