@@ -295,13 +295,14 @@ def manage_repositories(args: argparse.Namespace) -> None:
 
 
 def compact(repo: str | None) -> None:
-    from orchestration.compaction import compact_repository, week_files
+    from orchestration.compaction import compact_repository
+    from orchestration.lake_files import list_week_files
 
     settings = load_settings()
     if repo:
         repos = [validate_repo(repo)]
     else:
-        repos = [repo_of_slug(slug) for slug in sorted(week_files(settings.lake_dir))]
+        repos = [repo_of_slug(slug) for slug in sorted(list_week_files(settings.lake_dir).weeks)]
     if not repos:
         print(f"prweekly: the lake at {settings.lake_dir} holds no week files yet")
         return
