@@ -119,5 +119,5 @@ def _first_failure(result: dg.ExecuteInProcessResult) -> str:
             data = event.event_specific_data
             if not data.passed:
                 key = data.asset_key.to_user_string()
-                return f"data test {data.check_name} failed on {key}"
+                return data.description or f"data test {data.check_name} failed on {key}"
     return "the run failed"

@@ -27,3 +27,9 @@ class PrweeklyResource(dg.ConfigurableResource):
         if self.source:
             overrides["source"] = self.source
         return dataclasses.replace(settings, **overrides)
+
+    def teardown_after_execution(self, context: dg.InitResourceContext) -> None:
+        """A run that ends before publishing lets go of the warehouse's working copy."""
+        from orchestration.build_session import close_session
+
+        close_session()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 import string
 from pathlib import Path
 
@@ -100,6 +101,7 @@ def leave_a_second_spelling(home: Path) -> None:
             [str(lake / "repo=acme__rocket" / f"week={W29}" / "data.parquet"),
              str(legacy / "data.parquet")],
         )  # fmt: skip
+    shutil.rmtree(home / "build")  # an older prweekly wrote the warehouse itself
     with duckdb.connect(str(home / "warehouse.duckdb")) as conn:
         conn.execute(
             "insert into staging.stg_weekly_partitions values ('ACME/Rocket', date '2026-07-20')"

@@ -14,6 +14,7 @@ import duckdb
 from orchestration.repositories import load_repositories
 
 SCHEMA = "settings"
+SETTINGS_RELATIONS = tuple(f"{SCHEMA}.{t}" for t in ("repositories", "area_rules", "core_paths"))
 
 
 def load_repository_settings(conn: duckdb.DuckDBPyConnection, home: Path) -> None:

@@ -156,6 +156,14 @@ def _columns(conn: duckdb.DuckDBPyConnection, relation: str) -> list[tuple[str, 
     return [(r[0], r[1]) for r in conn.execute(f"describe {relation}").fetchall()]
 
 
+def written_scope(model: Model, scope: RunScope | None) -> RunScope | None:
+    """The weeks an incremental run of `model` replaces: the scope's, and `lookback_weeks`
+    before them."""
+    if scope is None or not model.lookback_weeks:
+        return scope
+    return replace(scope, start_week=scope.start_week - timedelta(weeks=model.lookback_weeks))
+
+
 def materialize(
     conn: duckdb.DuckDBPyConnection,
     project: Project,
@@ -175,8 +183,7 @@ def materialize(
     rows for an earlier PR can depend on later ones (a revert, a follow-up fix), so a one-week
     run must also refresh the weeks those later PRs can point back to.
     """
-    if scope is not None and model.lookback_weeks:
-        scope = replace(scope, start_week=scope.start_week - timedelta(weeks=model.lookback_weeks))
+    scope = written_scope(model, scope)
     variables = {**(variables or {}), **(scope.params() if scope else {})}
     relation = model.relation
     # No model relies on the order of rows in a table (every order is an explicit `order by`),

@@ -6,6 +6,7 @@ import dagster as dg
 import duckdb
 
 from orchestration.config import repo_slug
+from orchestration.models.checks import blocked_weeks
 from orchestration.partitions import scopes_of, weekly_partitions
 from orchestration.report.queries import load_week
 from orchestration.report.render import chart_name, render_week, write_atomic
@@ -20,6 +21,7 @@ MART_DEPENDENCIES = [
     "fct_weekly_area_trends",
     "fct_weekly_risks",
     "dim_repositories",
+    "published_warehouse",  # the marts as one whole build
 ]
 
 
@@ -38,6 +40,11 @@ def write_week(
     return written
 
 
+def _blocked_message(repo: str, week: date, failed: list[tuple[str, str, str]]) -> str:
+    tests = "; ".join(f"{test} on {model}: {example}" for model, test, example in failed[:3])
+    return f"{repo} week {week} ({tests})"
+
+
 @dg.asset(
     deps=MART_DEPENDENCIES,
     partitions_def=weekly_partitions,
@@ -53,9 +60,14 @@ def weekly_report(
     settings = prweekly.settings()
     written: list[tuple[Location, int]] = []
     last: dict[str, str] = {}
+    blocked: list[str] = []
     with connect(settings.warehouse_path, read_only=True, on_wait=context.log.info) as conn:
         for scope in scopes_of(context):
             for week in weeks_between(scope.start_week, scope.end_week):
+                failed = blocked_weeks(conn, scope.repo, week)
+                if failed:  # its facts failed a data test: keep the previous report
+                    blocked.append(_blocked_message(scope.repo, week, failed))
+                    continue
                 week_files = write_week(conn, settings.reports_dir, scope.repo, week)
                 for name, (path, size, text) in week_files.items():
                     written.append((path, size))
@@ -63,6 +75,11 @@ def weekly_report(
                         if name.endswith(f".{lang}.md"):
                             last[lang] = text
     context.log.info(f"wrote {len(written)} report file(s)")
+    if blocked:
+        raise dg.Failure(
+            f"not reported, as their facts failed data tests: {' | '.join(blocked)}"
+            + (f" (the other {len(written)} report file(s) were written)" if written else "")
+        )
     table = "\n".join(
         ["| file | bytes |", "| :--- | ---: |"]
         + [f"| `{path}` | {size:,} |" for path, size in written]
