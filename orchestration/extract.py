@@ -14,6 +14,7 @@ from orchestration.partitions import scopes_of, weekly_partitions
 from orchestration.resources import PrweeklyResource
 from orchestration.sources import open_source
 from orchestration.storage import Location
+from orchestration.sweep import sweep_stray_files
 from orchestration.weeks import week_window, weeks_between
 
 STALE_TEMP_SECONDS = 3600  # a temporary file this old belongs to a write that was killed
@@ -60,6 +61,7 @@ def raw_pull_requests(
 ) -> dg.MaterializeResult:
     settings = prweekly.settings()
     merge_case_variants(settings, context.instance, context.log.warning)
+    sweep_stray_files(settings, context.log.info)
     source = open_source(settings.source, settings, log=context.log.info)
     total = 0
     weeks_written = 0
