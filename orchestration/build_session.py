@@ -36,7 +36,7 @@ from orchestration.case_merge import warehouse_needs_rebuild
 from orchestration.config import Settings
 from orchestration.locks import acquire_lock, file_lock, release_lock
 from orchestration.models.run import RunScope, sql_string
-from orchestration.warehouse import apply_duckdb_init
+from orchestration.warehouse import apply_duckdb_init, rollback
 
 Say = Callable[[str], None]
 PENDING = "_build.pending"
@@ -97,7 +97,7 @@ def session_for(
         waiting_message="another build is writing the warehouse; waiting for it to finish...",
     )
     try:
-        conn = _open_work(settings)
+        conn = _open_work(settings, say)
         _settle(conn, settings, run_id, instance, say)
     except BaseException:
         release_lock(fd)
@@ -125,8 +125,9 @@ def _connect(path: Path) -> duckdb.DuckDBPyConnection:
     return conn
 
 
-def _open_work(settings: Settings) -> duckdb.DuckDBPyConnection:
-    """The working copy, made from the readers' file the first time (or after a reset)."""
+def _open_work(settings: Settings, say: Say) -> duckdb.DuckDBPyConnection:
+    """The working copy, made from the readers' file the first time, or when it cannot be
+    opened (a write that failed half-way on a full disk can leave it so)."""
     work, published = work_path(settings), settings.warehouse_path
     work.parent.mkdir(parents=True, exist_ok=True)
     if not work.exists() and published.exists():
@@ -134,7 +135,16 @@ def _open_work(settings: Settings) -> duckdb.DuckDBPyConnection:
             _checkpoint(published)
             shutil.copyfile(published, work.with_suffix(".copying"))
         os.replace(work.with_suffix(".copying"), work)
-    conn = _connect(work)
+    try:
+        conn = _connect(work)
+    except duckdb.Error as error:
+        if not published.exists():
+            raise
+        broken = work.with_name(f"work.broken-{time.strftime('%Y%m%dT%H%M%S')}.duckdb")
+        say(f"the working copy {work} cannot be opened ({error}); set it aside as {broken}")
+        work.rename(broken)
+        work.with_name(work.name + ".wal").unlink(missing_ok=True)
+        return _open_work(settings, say)
     conn.execute("create schema if not exists _build")
     conn.execute(
         f"create table if not exists {PENDING} (run_id varchar, relation varchar, "
@@ -190,7 +200,7 @@ def _settle(
             conn.execute(f"delete from {PENDING} where list_contains(?, run_id)", [undo])
             conn.execute("commit")
         except BaseException:
-            conn.execute("rollback")
+            rollback(conn)
             raise
         finally:
             if published.exists():
@@ -277,7 +287,7 @@ def _publish_weeks(conn: duckdb.DuckDBPyConnection, published: Path, entries: li
                     _sync(conn, relation, scope, source="work", target="pub")
                 conn.execute("commit")
             except BaseException:
-                conn.execute("rollback")
+                rollback(conn)
                 raise
         finally:
             conn.execute("detach pub")

@@ -377,9 +377,20 @@ def main(argv: list[str] | None = None) -> int:
         print("prweekly: interrupted", file=sys.stderr)
         return 130
     except Exception as exc:  # one clear line for the user; details stay in Dagster's run log
-        print(f"prweekly: error: {_one_line(exc)}", file=sys.stderr)
+        print(f"prweekly: error: {_explain(exc)}", file=sys.stderr)
         return 2 if isinstance(exc, UsageError) else 1
     return 0
+
+
+def _explain(exc: BaseException) -> str:
+    """The error in one line; a full disk is named as such, with the place that is full."""
+    from orchestration.disk import full_place
+
+    try:
+        full = full_place(load_settings(), exc)
+    except Exception:  # the explanation must never hide the error itself
+        full = None
+    return full or _one_line(exc)
 
 
 def _one_line(exc: BaseException) -> str:

@@ -16,6 +16,7 @@ import duckdb
 
 from orchestration.models.project import DataTest, Model, Project
 from orchestration.models.run import RunScope
+from orchestration.warehouse import rollback
 
 FAILURES = "checks.data_test_failures"  # one row per failing test, model and partition
 EXAMPLES = 5  # failing keys named per test
@@ -185,7 +186,7 @@ def record_failures(
             conn.executemany(f"insert into {FAILURES} values (?, ?, ?, ?, ?, ?)", rows)
         conn.execute("commit")
     except BaseException:
-        conn.execute("rollback")
+        rollback(conn)
         raise
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import duckdb
 
 from orchestration.repositories import load_repositories
+from orchestration.warehouse import rollback
 
 SCHEMA = "settings"
 SETTINGS_RELATIONS = tuple(f"{SCHEMA}.{t}" for t in ("repositories", "area_rules", "core_paths"))
@@ -45,5 +46,5 @@ def load_repository_settings(conn: duckdb.DuckDBPyConnection, home: Path) -> Non
             conn.executemany(f"insert into {SCHEMA}.core_paths values (?, ?, ?)", cores)
         conn.execute("commit")
     except BaseException:
-        conn.execute("rollback")
+        rollback(conn)
         raise

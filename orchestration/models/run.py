@@ -17,6 +17,7 @@ from orchestration.compaction import ReadPlan
 from orchestration.models.lake_source import LakeError, LakeReader, Say, check_extracted_weeks
 from orchestration.models.project import Model, Project, ProjectError, jinja_env
 from orchestration.storage import Location
+from orchestration.warehouse import rollback
 
 _MISSING = object()
 
@@ -231,7 +232,7 @@ def materialize(
         conn.execute("drop table temp._incoming")
         conn.execute("commit")
     except BaseException:
-        conn.execute("rollback")
+        rollback(conn)
         raise
     if schema_changed:  # the model's columns changed since the table was built: rebuild it all
         sql, params = sql_for(False)
