@@ -8,7 +8,13 @@ from orchestration.build_session import REBUILT, WEEKS, WHOLE, session_for
 from orchestration.models.checks import FAILURES, CheckOutcome, record_failures, run_checks
 from orchestration.models.project import Model, Project
 from orchestration.models.repository_settings import SETTINGS_RELATIONS, load_repository_settings
-from orchestration.models.run import RunScope, load_seeds, materialize, written_scope
+from orchestration.models.run import (
+    RunScope,
+    load_seeds,
+    materialize,
+    stale_seeds,
+    written_scope,
+)
 from orchestration.partitions import scopes_of, weekly_partitions
 from orchestration.resources import PrweeklyResource
 
@@ -90,9 +96,10 @@ def build_model_asset(project: Project, model: Model) -> dg.AssetsDefinition:
                 session.note(relation, WHOLE)
             load_repository_settings(conn, settings.home)
         if any(ref in project.seeds for ref in model.refs):
-            for relation in [*(s.relation for s in project.seeds.values()), "seeds._checksums"]:
+            stale = stale_seeds(conn, project)
+            for relation in [*(s.relation for s in stale), *(["seeds._checksums"] * bool(stale))]:
                 session.note(relation, WHOLE)
-            for name in load_seeds(conn, project):
+            for name in load_seeds(conn, project, stale):
                 context.log.info(f"loaded seed {name}")
         run_scopes = scopes_of(context)
         scopes = run_scopes if incremental and not session.rebuild_all else [None]

@@ -107,7 +107,8 @@ def _example(row: dict, test: DataTest) -> str:
     if row.get("number") is not None:
         where.append(f"PR #{row['number']}")
     values = ", ".join(f"{c}={row[c]!r}" for c in test.columns if c not in ("repo", "number"))
-    return " ".join(where) + (f" ({values})" if values else "")
+    text = " ".join(where)
+    return f"{text} ({values})" if text and values else text or values
 
 
 def run_checks(

@@ -15,7 +15,7 @@ import duckdb
 
 from orchestration.compaction import ReadPlan
 from orchestration.models.lake_source import LakeError, LakeReader, Say, check_extracted_weeks
-from orchestration.models.project import Model, Project, ProjectError, jinja_env
+from orchestration.models.project import Model, Project, ProjectError, Seed, jinja_env
 from orchestration.storage import Location
 from orchestration.warehouse import rollback
 
@@ -257,24 +257,38 @@ def _check_lake(
             check_extracted_weeks(conn, project.relation_of(known), reader, repo, weeks)
 
 
-def load_seeds(conn: duckdb.DuckDBPyConnection, project: Project) -> list[str]:
-    """(Re)load every CSV seed whose content changed since it was last loaded."""
+def stale_seeds(conn: duckdb.DuckDBPyConnection, project: Project) -> list[Seed]:
+    """The CSV seeds whose content changed since they were last loaded (or never loaded)."""
     conn.execute("create schema if not exists seeds")
     conn.execute(
         "create table if not exists seeds._checksums (name varchar primary key, sha256 varchar)"
     )
     known = dict(conn.execute("select name, sha256 from seeds._checksums").fetchall())
+    return [
+        seed
+        for seed in project.seeds.values()
+        if known.get(seed.name) != _digest(seed) or not _exists(conn, seed.relation)
+    ]
+
+
+def _digest(seed: Seed) -> str:
+    return hashlib.sha256(seed.path.read_bytes()).hexdigest()
+
+
+def load_seeds(
+    conn: duckdb.DuckDBPyConnection, project: Project, seeds: list[Seed] | None = None
+) -> list[str]:
+    """(Re)load every CSV seed whose content changed since it was last loaded."""
     loaded = []
-    for seed in project.seeds.values():
-        digest = hashlib.sha256(seed.path.read_bytes()).hexdigest()
-        if known.get(seed.name) == digest and _exists(conn, seed.relation):
-            continue
+    for seed in stale_seeds(conn, project) if seeds is None else seeds:
         conn.execute("begin transaction")
         conn.execute(
             f"create or replace table {seed.relation} as select * from "
             f"read_csv({sql_string(str(seed.path))}, header = true)"
         )
-        conn.execute("insert or replace into seeds._checksums values (?, ?)", [seed.name, digest])
+        conn.execute(
+            "insert or replace into seeds._checksums values (?, ?)", [seed.name, _digest(seed)]
+        )
         conn.execute("commit")
         loaded.append(seed.name)
     return loaded
