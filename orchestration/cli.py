@@ -20,6 +20,7 @@ from orchestration.config import (
     repo_slug,
     validate_repo,
 )
+from orchestration.disk import disk_full
 from orchestration.storage import join
 from orchestration.weeks import check_week_ended, iso_label, parse_week, weeks_between
 
@@ -377,20 +378,9 @@ def main(argv: list[str] | None = None) -> int:
         print("prweekly: interrupted", file=sys.stderr)
         return 130
     except Exception as exc:  # one clear line for the user; details stay in Dagster's run log
-        print(f"prweekly: error: {_explain(exc)}", file=sys.stderr)
+        print(f"prweekly: error: {disk_full(exc) or _one_line(exc)}", file=sys.stderr)
         return 2 if isinstance(exc, UsageError) else 1
     return 0
-
-
-def _explain(exc: BaseException) -> str:
-    """The error in one line; a full disk is named as such, with the place that is full."""
-    from orchestration.disk import full_place
-
-    try:
-        full = full_place(load_settings(), exc)
-    except Exception:  # the explanation must never hide the error itself
-        full = None
-    return full or _one_line(exc)
 
 
 def _one_line(exc: BaseException) -> str:

@@ -12,7 +12,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from orchestration.config import Settings
+from orchestration.config import Settings, load_settings
 
 _SIGNS = (
     "no space left",
@@ -62,6 +62,14 @@ def full_place(settings: Settings, error: BaseException) -> str | None:
                 "the lake and the reports were left whole, as before this build"
             )
     return None
+
+
+def disk_full(error: BaseException) -> str | None:
+    """`full_place` for the current settings; never raises (it must not hide `error`)."""
+    try:
+        return full_place(load_settings(), error)
+    except Exception:
+        return None
 
 
 def _chain(error: BaseException) -> list[BaseException]:

@@ -72,4 +72,3 @@ def test_a_kill_in_the_first_set_up_and_stray_files_are_put_right_by_the_next_bu
             if path.is_dir():
                 (path / "compacted.parquet").unlink()
                 path.rmdir()
-    assert main(build_args(v1)) == 0  # and the next one too

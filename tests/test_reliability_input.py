@@ -232,7 +232,6 @@ def test_every_value_reaches_sql_as_a_parameter() -> None:
         "parent",
         "field",
         "SCHEMA",
-        "union_sql",  # compaction: its own `select ... read_parquet($...)` parts
         # the build's working copy and publishing: prweekly's own tables, catalogs, schemas
         # and filter; the published file's path, quoted, as ATTACH takes no parameter
         "PENDING",
