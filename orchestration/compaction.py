@@ -31,14 +31,15 @@ import uuid
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
+import duckdb
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from orchestration.config import repo_slug
 from orchestration.lake_files import Listing, WeekFile, list_week_files
 from orchestration.storage import Location, filesystem_of, join, write_bytes
+from orchestration.warehouse import apply_duckdb_init
 from orchestration.weeks import monday_of
 
 COMPACTED_DIR = ("raw", "pull_requests_compacted")
@@ -48,6 +49,17 @@ MANIFEST_KEY = "prweekly.compacted_from"  # the footer entry that lists a copy's
 # files per repository beside it.
 MIN_NEW_WEEKS = 4
 SUPERSEDED_SECONDS = 3600  # an older copy is removed once a newer one is this old
+# The week files as a full build reads them: their folder keys as columns (typed as
+# `sql/sources.yml` types them), after the rows kept from the previous copy.
+READ_WEEKS = (
+    "select * from read_parquet($files, hive_partitioning = true, "
+    "hive_types = {'repo': 'varchar', 'week': 'date'}) order by week, number"
+)
+READ_WEEKS_AFTER_KEPT = (
+    "select * from kept union all by name select * from read_parquet($files, "
+    "hive_partitioning = true, hive_types = {'repo': 'varchar', 'week': 'date'}) "
+    "order by week, number"
+)
 _COPY_NAME = re.compile(r"(\d{8}T\d{12})Z-([0-9a-f]{64})\.parquet")
 _CHUNK = 1 << 20
 
@@ -166,17 +178,28 @@ def _storage_clock_ns(filesystem: pafs.FileSystem, folder: str) -> int:
         filesystem.delete_file(probe)
 
 
-def _read_week(filesystem: pafs.FileSystem, week: WeekFile, slug: str, monday: date):
-    """A week file as a full build reads it (folder keys as columns), and its SHA-256."""
-    data = filesystem.open_input_file(filesystem_of(week.path)[1]).read_buffer()
-    table = pq.read_table(pa.BufferReader(data))
-    repo = pa.array([slug] * table.num_rows, pa.string())
-    if "repo" in table.column_names:
-        table = table.set_column(table.column_names.index("repo"), "repo", repo)
-    else:
-        table = table.append_column("repo", repo)
-    table = table.append_column("week", pa.array([monday] * table.num_rows, pa.date32()))
-    return table, hashlib.sha256(data).hexdigest()
+def _read_weeks(
+    filesystem: pafs.FileSystem, weeks: dict[date, WeekFile], kept: pa.Table | None
+) -> tuple[pa.Table, dict[date, str]]:
+    """The weeks as a full build reads them (folder keys as columns) after the rows `kept`
+    from the previous copy, sorted; and each week file's SHA-256, taken before and after
+    DuckDB read it, so that it is the hash of what was read."""
+    paths = {week: filesystem_of(f.path)[1] for week, f in weeks.items()}
+    before = {week: _sha256(filesystem, path) for week, path in paths.items()}
+    conn = duckdb.connect()
+    try:
+        apply_duckdb_init(conn)  # credentials for a lake on object storage
+        if kept is not None:
+            conn.register("kept", kept)
+        query = READ_WEEKS_AFTER_KEPT if kept is not None else READ_WEEKS
+        files = [f.path for f in weeks.values()]
+        table = conn.sql(query, params={"files": files}).to_arrow_table()
+    finally:
+        conn.close()
+    changed = [week for week, path in paths.items() if _sha256(filesystem, path) != before[week]]
+    if changed:
+        raise RuntimeError(f"week file(s) {changed} changed while being compacted; try again")
+    return table, before
 
 
 def _remove_superseded(filesystem: pafs.FileSystem, folder: str, legacy: str) -> None:
@@ -207,7 +230,7 @@ def _newest_valid(
             filesystem.delete_file(info.path)
             continue
         if _stale_week(filesystem, manifest, weeks) is None:
-            return manifest, pq.read_table(pa.BufferReader(data))
+            return manifest, pq.read_table(pa.BufferReader(data)).replace_schema_metadata(None)
     return None, None
 
 
@@ -233,13 +256,9 @@ def compact_repository(
     if not new or (manifest is not None and len(new) < min_new_weeks):
         return 0
     entries = {w.isoformat(): stamp for w, stamp in (manifest.weeks if manifest else {}).items()}
-    tables = [] if kept is None else [kept.replace_schema_metadata(None)]
+    table, hashes = _read_weeks(filesystem, {w: finished[w] for w in new}, kept)
     for week in new:
-        table, sha256 = _read_week(filesystem, finished[week], slug, week)
-        tables.append(table)
-        entries[week.isoformat()] = [finished[week].size, finished[week].mtime_ns, sha256]
-    table = pa.concat_tables(tables, promote_options="default")
-    table = table.take(pc.sort_indices(table, [("week", "ascending"), ("number", "ascending")]))
+        entries[week.isoformat()] = [finished[week].size, finished[week].mtime_ns, hashes[week]]
     manifest_json = json.dumps({"clock_ns": clock_ns, "weeks": dict(sorted(entries.items()))})
     table = table.replace_schema_metadata({MANIFEST_KEY: manifest_json})
     buffer = pa.BufferOutputStream()
