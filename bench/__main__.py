@@ -1,10 +1,10 @@
 """Every bench, one table: `python -m bench [--scale full|medium|small] [--runs N]` (`make bench`).
 
 Runs the extraction bench (through the emulator), the verl backfill (CLI and Dagster, end to
-end) and the scale bench (generated lake), prints each figure against its target and writes
-them all to `bench/results.json`. Figures are medians of `--runs` runs; the full-scale build of
-every model runs `--build-runs` times (default: `--runs`; the one-off build from week files
-alone, without compacted copies, runs once).
+end), the readers' wait during a build and the scale bench (generated lake), prints each
+figure against its target and writes them all to `bench/results.json`. Figures are medians of
+`--runs` runs; the full-scale build of every model runs `--build-runs` times (default:
+`--runs`; the one-off build from week files alone, without compacted copies, runs once).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import backfill, extract, scale
+from bench import backfill, extract, readers, scale
 
 RESULTS = Path(__file__).resolve().parent / "results.json"
 
@@ -66,6 +66,22 @@ def _rows(results: dict) -> list[tuple[str, str, str, bool | None]]:
                 bf["report_ms"] < 200,
             )
         )
+    rd = results.get("readers")
+    if rd:
+        for label, key in (("the verl history", "history"), ("one more week", "one_week")):
+            build = rd[key]
+            rows.append(
+                (
+                    f"longest reader wait, building {label}",
+                    f"{build['longest_reader_wait_ms']:.0f} ms",
+                    f"<= {build['longest_model_step']['seconds'] * 1000:.0f} ms",
+                    build["longest_reader_wait_ms"]
+                    <= build["longest_model_step"]["seconds"] * 1000,
+                )
+            )
+            rows.append(
+                ("  reads that saw half a build", f"{build['reads_of_half_a_build']}", "0", None)
+            )
     for sc in results.get("scale", []):
         label = f"{sc['prs']:,} PRs ({sc['repos']}x{sc['weeks']}x{sc['prs_per_week']})"
         big = sc["scale"] == "full"
@@ -164,7 +180,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--build-runs", type=int, help="runs of the full-scale build (default: --runs)"
     )
-    parser.add_argument("--skip", choices=["extract", "backfill", "scale"], action="append")
+    parser.add_argument(
+        "--skip", choices=["extract", "backfill", "readers", "scale"], action="append"
+    )
     args = parser.parse_args(argv)
     skip = set(args.skip or [])
     results: dict = {
@@ -176,13 +194,16 @@ def main(argv: list[str] | None = None) -> int:
     dataset = extract.DEFAULT_DATASET
     if not dataset.is_file():
         _log("skipping extract and backfill: the verl dataset is not at ../shared/datasets/")
-        skip |= {"extract", "backfill"}
+        skip |= {"extract", "backfill", "readers"}
     if "extract" not in skip:
         _log("extract: the whole verl history through the emulator ...")
         results["extract"] = extract.run(dataset)
     if "backfill" not in skip:
         _log(f"backfill: prweekly build of the whole verl history, {args.runs} runs ...")
         results["backfill"] = backfill.run(dataset, args.runs)
+    if "readers" not in skip:
+        _log("readers: the longest wait of a reader while the verl history builds ...")
+        results["readers"] = readers.run(dataset)
     if "scale" not in skip:
         results["scale"] = []
         for size in args.scale or ["small", "full"]:
