@@ -2,10 +2,11 @@
 
 Runs the extraction bench (through the emulator), the verl backfill (CLI and Dagster, end to
 end), the facts of the shared histories against issue 12's targets and the labelled set
-(`bench/facts.py`) and the scale bench (generated lake), prints each figure against its
-target and writes them all to `bench/results.json`. Figures are medians of `--runs` runs; the
-full-scale build of every model runs `--build-runs` times (default: `--runs`; the one-off build
-from week files alone, without compacted copies, runs once).
+(`bench/facts.py`), the readers' wait during a build and the scale bench (generated lake),
+prints each figure against its target and writes them all to `bench/results.json`. Figures are
+medians of `--runs` runs; the full-scale build of every model runs `--build-runs` times
+(default: `--runs`; the one-off build from week files alone, without compacted copies, runs
+once).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import backfill, extract, facts, scale
+from bench import backfill, extract, facts, readers, scale
 
 RESULTS = Path(__file__).resolve().parent / "results.json"
 
@@ -68,6 +69,22 @@ def _rows(results: dict) -> list[tuple[str, str, str, bool | None]]:
             )
         )
     rows.extend(_facts_rows(results.get("facts") or {}))
+    rd = results.get("readers")
+    if rd:
+        for label, key in (("the verl history", "history"), ("one more week", "one_week")):
+            build = rd[key]
+            rows.append(
+                (
+                    f"longest reader wait, building {label}",
+                    f"{build['longest_reader_wait_ms']:.0f} ms",
+                    f"<= {build['longest_model_step']['seconds'] * 1000:.0f} ms",
+                    build["longest_reader_wait_ms"]
+                    <= build["longest_model_step"]["seconds"] * 1000,
+                )
+            )
+            rows.append(
+                ("  reads that saw half a build", f"{build['reads_of_half_a_build']}", "0", None)
+            )
     for sc in results.get("scale", []):
         label = f"{sc['prs']:,} PRs ({sc['repos']}x{sc['weeks']}x{sc['prs_per_week']})"
         big = sc["scale"] == "full"
@@ -210,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
         "--build-runs", type=int, help="runs of the full-scale build (default: --runs)"
     )
     parser.add_argument(
-        "--skip", choices=["extract", "backfill", "facts", "scale"], action="append"
+        "--skip", choices=["extract", "backfill", "facts", "readers", "scale"], action="append"
     )
     args = parser.parse_args(argv)
     skip = set(args.skip or [])
@@ -223,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     dataset = extract.DEFAULT_DATASET
     if not dataset.is_file():
         _log("skipping extract and backfill: the verl dataset is not at ../shared/datasets/")
-        skip |= {"extract", "backfill"}
+        skip |= {"extract", "backfill", "readers"}
     if "extract" not in skip:
         _log("extract: the whole verl history through the emulator ...")
         results["extract"] = extract.run(dataset)
@@ -234,6 +251,9 @@ def main(argv: list[str] | None = None) -> int:
     if "facts" not in skip and datasets:
         _log("facts: every model over the shared histories, against the labelled set ...")
         results["facts"] = facts.run(datasets, out=_log)
+    if "readers" not in skip:
+        _log("readers: the longest wait of a reader while the verl history builds ...")
+        results["readers"] = readers.run(dataset)
     if "scale" not in skip:
         results["scale"] = []
         for size in args.scale or ["small", "full"]:

@@ -13,10 +13,12 @@ from orchestration.config import (
     PROJECT_DIR,
     Settings,
     UsageError,
+    canonical_repo,
     load_settings,
     repo_slug,
     validate_repo,
 )
+from orchestration.disk import disk_full
 from orchestration.storage import join
 from orchestration.weeks import check_week_ended, iso_label, parse_week, weeks_between
 
@@ -44,7 +46,7 @@ def build(repo: str, first: date, last: date, source: str | None) -> list[Path]:
     from orchestration import dagster_run
     from orchestration.repositories import absolute_source, source_of
 
-    validate_repo(repo)
+    typed, repo = validate_repo(repo), canonical_repo(repo)  # one repository whatever the case
     weeks = weeks_between(first, last)
     for week in (first, last):
         check_week_ended(week)
@@ -55,23 +57,26 @@ def build(repo: str, first: date, last: date, source: str | None) -> list[Path]:
     label = iso_label(first) if first == last else f"{iso_label(first)}..{iso_label(last)}"
     print(f"prweekly: building {repo} {label} ({len(weeks)} week(s)) from {effective}", flush=True)
     print(f"  home: {settings.home}", flush=True)
+    dagster_run.merge_spellings_of_home(settings, lambda line: print(f"  {line}", flush=True))
     try:
         dagster_run.run_weekly_job(settings, repo, first, last, source)
     except dagster_run.BuildFailed as failed:
         if failed.extracted:
-            register_built(settings, repo, source)
+            register_built(settings, typed, source)
         raise
-    register_built(settings, repo, source)
+    register_built(settings, typed, source)
     return _report_paths(repo, weeks)
 
 
-def register_built(settings: Settings, repo: str, source: str | None) -> None:
-    """Register `repo`, with the `source` it was built from, once its extract worked; not if
-    `prweekly repo remove` took its partition away while it built."""
+def register_built(settings: Settings, name: str, source: str | None) -> None:
+    """Register `name` (as typed: the file keeps the first spelling), with the `source` it was
+    built from, once its extract worked; not if `prweekly repo remove` took its partition (the
+    lower-case identity) away while it built."""
     from orchestration.dagster_run import is_registered
     from orchestration.repositories import record_build
 
-    if note := record_build(settings.home, repo, source, partial(is_registered, settings, repo)):
+    wanted = partial(is_registered, settings, canonical_repo(name))
+    if note := record_build(settings.home, name, source, wanted):
         print(f"  {note}", flush=True)
 
 
@@ -154,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
         _end_like_a_unix_tool()
     except Exception as exc:  # one clear line for the user; details stay in Dagster's run log
         message = str(exc) if getattr(exc, "keep_lines", False) else _one_line(exc)
-        print(f"prweekly: error: {message}", file=sys.stderr)
+        print(f"prweekly: error: {disk_full(exc) or message}", file=sys.stderr)
         return 2 if isinstance(exc, UsageError) else 1
     return 0
 

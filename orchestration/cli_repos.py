@@ -7,7 +7,14 @@ import sys
 from pathlib import Path
 
 from orchestration.cli_sql import print_table
-from orchestration.config import Settings, UsageError, load_settings, repo_of_slug, validate_repo
+from orchestration.config import (
+    Settings,
+    UsageError,
+    canonical_repo,
+    load_settings,
+    repo_of_slug,
+    validate_repo,
+)
 
 
 def manage_repositories(args: argparse.Namespace) -> None:
@@ -52,7 +59,7 @@ def manage_repositories(args: argparse.Namespace) -> None:
     entry, created = upsert(
         settings.home, Repository(name, source, sorted(set(args.core_path)), rules)
     )
-    dagster_run.register_repo(settings, entry.name)
+    dagster_run.register_repo(settings, entry.repo)
     print(
         f"{'added' if created else 'updated'} {entry.name} in {settings.home / 'repositories.yml'}"
     )
@@ -65,36 +72,38 @@ def remove_repository(settings: Settings, name: str) -> None:
     from orchestration.partitions import repo_partitions
     from orchestration.repositories import find, load_repositories, registry_lock, remove
 
-    entry = find(load_repositories(settings.home), name)
+    repo = canonical_repo(name)  # one repository whatever the case
+    entry = find(load_repositories(settings.home), repo)
     instance = get_instance(settings)
     partitions = [
         p
         for p in instance.get_dynamic_partitions(repo_partitions.name)
-        if p.lower() == name.lower()
+        if p.lower() == repo  # an older prweekly's second spelling goes too
     ]
     if entry is None and not partitions:
         raise UsageError(f"{name} is not registered (see `prweekly repo list`)")
-    wait_for_builds(instance, name, say=lambda text: print(text, file=sys.stderr, flush=True))
+    wait_for_builds(instance, repo, say=lambda text: print(text, file=sys.stderr, flush=True))
     with registry_lock(settings.home):  # a build registering the repository waits, then sees
-        remove(settings.home, name)  # that its partition is gone
+        remove(settings.home, repo)  # that its partition is gone
         for partition in partitions:
             instance.delete_dynamic_partition(repo_partitions.name, partition)
     print(f"removed {entry.name if entry else name}; its lake, warehouse rows and reports are kept")
 
 
 def compact(repo: str | None) -> None:
-    from orchestration.compaction import compact_repository, week_files
+    from orchestration.compaction import compact_repository
+    from orchestration.lake_files import list_week_files
 
     settings = load_settings()
     if repo:
-        repos = [validate_repo(repo)]
-        if not week_files(settings.lake_dir, repos[0]):
+        repos = [canonical_repo(repo)]
+        if not list_week_files(settings.lake_dir, repos[0]).weeks:
             raise UsageError(
                 f"{repo} has no week files in the lake at {settings.lake_dir}: "
                 "build it first (see `prweekly repo list` for the repositories)"
             )
     else:
-        repos = [repo_of_slug(slug) for slug in sorted(week_files(settings.lake_dir))]
+        repos = [repo_of_slug(slug) for slug in sorted(list_week_files(settings.lake_dir).weeks)]
     if not repos:
         print(f"prweekly: the lake at {settings.lake_dir} holds no week files yet")
         return

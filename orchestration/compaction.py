@@ -7,56 +7,69 @@ holds: 100,000 ten-row files cost a minute before any model runs. So the extract
 per repository, a compacted copy of its finished weeks, and a full build reads those copies
 plus the week files they do not cover.
 
-A copy is a cache, never the truth. Its footer records the size and modification time of
-every week file it was made from, and a build uses it only while all of them are unchanged;
-otherwise the build reads that repository's week files, and the next extract (or `prweekly
-compact`) makes the copy again. Copies are written atomically, like the week files.
+A copy is a cache, never the truth, and is read only when it is provably what it says:
+
+- it is named by the SHA-256 of its bytes (`<slug>/<time>-<sha256>.parquet`) and a build
+  hashes it before reading, so a flipped bit anywhere, footer included, makes the build read
+  the week files instead (DuckDB does not check Parquet's page checksums; the copy carries
+  them anyway, for other readers). A copy is never rewritten: a new one gets a new name and
+  the old one is removed an hour later, so a build that chose it can still read it;
+- its manifest lists the size, time stamp and SHA-256 of each week file it was made from, and
+  a build uses it only while every one is unchanged. Time stamps alone cannot tell two writes
+  apart within one tick of the storage's clock (a second on object stores), so the copy also
+  records the storage's time just before it read the weeks: a week stamped at or after that
+  time may have been rewritten within the same tick, and its content is hashed to be sure.
+  Every other week, if rewritten, got a later stamp. Local disks keep the fast path.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
-import os
 import re
-import tempfile
+import uuid
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
-from pathlib import Path
 
 import duckdb
+import pyarrow as pa
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from orchestration.config import repo_slug
-from orchestration.lake import WEEKS_DIR
-from orchestration.storage import Location, join, write_bytes
+from orchestration.lake_files import Listing, WeekFile, list_week_files
+from orchestration.storage import Location, filesystem_of, join, write_bytes
 from orchestration.warehouse import apply_duckdb_init
 from orchestration.weeks import monday_of
 
 COMPACTED_DIR = ("raw", "pull_requests_compacted")
-# the footer entry that lists a copy's week files (spelt out again in compact_repository's COPY,
-# where DuckDB takes no parameter for a key)
-MANIFEST_KEY = "prweekly.compacted_from"
+MANIFEST_KEY = "prweekly.compacted_from"  # the footer entry that lists a copy's week files
 # A copy is remade once this many finished weeks are missing from it: a weekly run then
 # rewrites a repository's copy every fourth week, and a full build reads at most three week
 # files per repository beside it.
 MIN_NEW_WEEKS = 4
-# The folder keys of the week files, typed as `sql/sources.yml` types them for the source.
-HIVE_TYPES = "{'repo': 'varchar', 'week': 'date'}"
-_WEEK_FILE = re.compile(r"repo=([^/]+)/week=(\d{4}-\d{2}-\d{2})/data\.parquet$")
+SUPERSEDED_SECONDS = 3600  # an older copy is removed once a newer one is this old
+# The week files as a full build reads them: their folder keys as columns (typed as
+# `sql/sources.yml` types them), after the rows kept from the previous copy.
+READ_WEEKS = (
+    "select * from read_parquet($files, hive_partitioning = true, "
+    "hive_types = {'repo': 'varchar', 'week': 'date'}) order by week, number"
+)
+READ_WEEKS_AFTER_KEPT = (
+    "select * from kept union all by name select * from read_parquet($files, "
+    "hive_partitioning = true, hive_types = {'repo': 'varchar', 'week': 'date'}) "
+    "order by week, number"
+)
+_COPY_NAME = re.compile(r"(\d{8}T\d{12})Z-([0-9a-f]{64})\.parquet")
+_CHUNK = 1 << 20
 
 
 @dataclass(frozen=True)
-class WeekFile:
-    """One week file as listed: its path for DuckDB, and what identifies this version of it."""
+class Manifest:
+    """What a copy was made from: {week: [size, mtime_ns, sha256]} and the storage's time."""
 
-    path: str
-    size: int
-    mtime_ns: int | None
-
-    @property
-    def stamp(self) -> list[int] | None:
-        return None if self.mtime_ns is None else [self.size, self.mtime_ns]
+    weeks: dict[date, list]
+    clock_ns: int
 
 
 @dataclass(frozen=True)
@@ -67,79 +80,158 @@ class ReadPlan:
     weekly: list[str]
 
 
-def _filesystem(location: Location) -> tuple[pafs.FileSystem, str, str]:
-    """The filesystem, the path in it, and the prefix that turns its paths back into URIs."""
-    if isinstance(location, Path) or "://" not in location:
-        return pafs.LocalFileSystem(), str(location), ""
-    filesystem, path = pafs.FileSystem.from_uri(location)
-    if isinstance(filesystem, pafs.LocalFileSystem):
-        return filesystem, path, ""
-    return filesystem, path, location.split("://", 1)[0] + "://"
+def copies_dir(lake_dir: Location, slug: str) -> Location:
+    return join(lake_dir, *COMPACTED_DIR, slug)
 
 
-def week_files(lake_dir: Location, repo: str | None = None) -> dict[str, dict[date, WeekFile]]:
-    """Every week file of the lake (or of one repository), by repository slug and week."""
-    base = join(lake_dir, *WEEKS_DIR)
-    if repo is not None:
-        base = join(base, f"repo={repo_slug(repo)}")
-    filesystem, root, prefix = _filesystem(base)
-    selector = pafs.FileSelector(root, recursive=True, allow_not_found=True)
-    found: dict[str, dict[date, WeekFile]] = {}
-    for info in filesystem.get_file_info(selector):
-        match = _WEEK_FILE.search(info.path.replace("\\", "/"))
-        if info.type != pafs.FileType.File or match is None:
-            continue
-        slug, week = match.group(1), date.fromisoformat(match.group(2))
-        found.setdefault(slug, {})[week] = WeekFile(prefix + info.path, info.size, info.mtime_ns)
-    return found
+def _copies(filesystem: pafs.FileSystem, folder: str) -> list[pafs.FileInfo]:
+    """The repository's copies, newest first (their names start with the time made)."""
+    found = [
+        info
+        for info in filesystem.get_file_info(pafs.FileSelector(folder, allow_not_found=True))
+        if info.type == pafs.FileType.File and _COPY_NAME.fullmatch(info.base_name)
+    ]
+    return sorted(found, key=lambda info: info.base_name, reverse=True)
 
 
-def compacted_path(lake_dir: Location, slug: str) -> Location:
-    return join(lake_dir, *COMPACTED_DIR, f"{slug}.parquet")
+def _sha256(filesystem: pafs.FileSystem, path: str) -> str:
+    digest = hashlib.sha256()
+    with filesystem.open_input_stream(path) as stream:
+        while chunk := stream.read(_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
-def _manifest(path: Location) -> dict[date, list[int]] | None:
-    """The week files a copy was made from, or None if there is no readable copy."""
-    filesystem, inner, _ = _filesystem(path)
+def _manifest(source: str | pa.Buffer, filesystem: pafs.FileSystem | None = None) -> Manifest:
+    if isinstance(source, pa.Buffer):
+        metadata = pq.read_metadata(pa.BufferReader(source)).metadata or {}
+    else:
+        metadata = pq.read_metadata(source, filesystem=filesystem).metadata or {}
+    entry = json.loads(metadata[MANIFEST_KEY.encode()])
+    weeks = {date.fromisoformat(week): stamp for week, stamp in entry["weeks"].items()}
+    return Manifest(weeks, int(entry["clock_ns"]))
+
+
+def _stale_week(
+    filesystem: pafs.FileSystem, manifest: Manifest, weeks: dict[date, WeekFile]
+) -> str | None:
+    """Why the copy no longer matches its week files, or None when it does."""
+    for week, (size, mtime_ns, sha256) in sorted(manifest.weeks.items()):
+        current = weeks.get(week)
+        if current is None:
+            return f"week {week} is no longer in the lake"
+        if [current.size, current.mtime_ns] != [size, mtime_ns]:
+            return f"week {week} changed since the copy was made"
+        racy = current.mtime_ns is None or current.mtime_ns >= manifest.clock_ns
+        if racy and _sha256(filesystem, filesystem_of(current.path)[1]) != sha256:
+            return f"week {week} changed since the copy was made (same size and time stamp)"
+    return None
+
+
+def check_copy(
+    filesystem: pafs.FileSystem, path: str, weeks: dict[date, WeekFile]
+) -> tuple[Manifest | None, str | None]:
+    """The copy's manifest if it is intact and current, else (None, why not)."""
+    match = _COPY_NAME.fullmatch(path.rsplit("/", 1)[-1])
+    if match is None or _sha256(filesystem, path) != match.group(2):
+        return None, "damaged: its content does not match its SHA-256"
     try:
-        metadata = pq.read_metadata(inner, filesystem=filesystem).metadata or {}
-        entries = json.loads(metadata[MANIFEST_KEY.encode()])
-        return {date.fromisoformat(week): stamp for week, stamp in entries.items()}
-    except (OSError, KeyError, ValueError):  # missing, half-written by hand, or not ours
-        return None
+        manifest = _manifest(path, filesystem)
+    except (OSError, KeyError, ValueError, TypeError):
+        return None, "not a copy this prweekly can read"
+    stale = _stale_week(filesystem, manifest, weeks)
+    return (None, stale) if stale else (manifest, None)
 
 
-def _is_valid(manifest: dict[date, list[int]] | None, weeks: dict[date, WeekFile]) -> bool:
-    """True when every week file the copy was made from is still there, unchanged."""
-    if not manifest:
-        return False
-    return all(
-        (current := weeks.get(week)) is not None and current.stamp == stamp
-        for week, stamp in manifest.items()
-    )
-
-
-def plan_full_read(lake_dir: Location) -> ReadPlan | None:
-    """The files a build of the whole lake reads, or None when no repository has a copy."""
-    filesystem, root, prefix = _filesystem(join(lake_dir, *COMPACTED_DIR))
-    copies = {
-        Path(info.path).stem: prefix + info.path
-        for info in filesystem.get_file_info(pafs.FileSelector(root, allow_not_found=True))
-        if info.type == pafs.FileType.File and info.path.endswith(".parquet")
-    }
-    if not copies:
-        return None
+def plan_full_read(lake_dir: Location, listing: Listing, say=None) -> ReadPlan:
+    """The files a build of the whole lake reads: each repository's newest copy that checks
+    out (saying why any newer one does not), plus the week files no copy covers."""
     compacted: list[str] = []
     weekly: list[str] = []
-    for slug, weeks in sorted(week_files(lake_dir).items()):
-        copy = copies.get(slug)
-        manifest = _manifest(copy) if copy else None
-        if copy and _is_valid(manifest, weeks):
-            compacted.append(copy)
-            weekly += [f.path for week, f in sorted(weeks.items()) if week not in manifest]
-        else:
+    for slug, weeks in sorted(listing.weeks.items()):
+        filesystem, folder, prefix = filesystem_of(copies_dir(lake_dir, slug))
+        manifest = None
+        for info in _copies(filesystem, folder):
+            manifest, why = check_copy(filesystem, info.path, weeks)
+            if manifest is not None:
+                compacted.append(prefix + info.path)
+                break
+            if say:
+                say(f"compacted copy {prefix + info.path} not read ({why}); "
+                    f"reading the week files of {slug} instead")  # fmt: skip
+        if manifest is None:
             weekly += [f.path for _, f in sorted(weeks.items())]
+        else:
+            weekly += [f.path for week, f in sorted(weeks.items()) if week not in manifest.weeks]
     return ReadPlan(compacted, weekly)
+
+
+def _storage_clock_ns(filesystem: pafs.FileSystem, folder: str) -> int:
+    """The storage's own time now, as it stamps files: a probe file's modification time."""
+    probe = f"{folder}/.clock-{uuid.uuid4().hex}.tmp"
+    filesystem.create_dir(folder, recursive=True)
+    with filesystem.open_output_stream(probe):
+        pass
+    try:
+        return filesystem.get_file_info(probe).mtime_ns or 0
+    finally:
+        filesystem.delete_file(probe)
+
+
+def _read_weeks(
+    filesystem: pafs.FileSystem, weeks: dict[date, WeekFile], kept: pa.Table | None
+) -> tuple[pa.Table, dict[date, str]]:
+    """The weeks as a full build reads them (folder keys as columns) after the rows `kept`
+    from the previous copy, sorted; and each week file's SHA-256, taken before and after
+    DuckDB read it, so that it is the hash of what was read."""
+    paths = {week: filesystem_of(f.path)[1] for week, f in weeks.items()}
+    before = {week: _sha256(filesystem, path) for week, path in paths.items()}
+    conn = duckdb.connect()
+    try:
+        apply_duckdb_init(conn)  # credentials for a lake on object storage
+        if kept is not None:
+            conn.register("kept", kept)
+        query = READ_WEEKS_AFTER_KEPT if kept is not None else READ_WEEKS
+        files = [f.path for f in weeks.values()]
+        table = conn.sql(query, params={"files": files}).to_arrow_table()
+    finally:
+        conn.close()
+    changed = [week for week, path in paths.items() if _sha256(filesystem, path) != before[week]]
+    if changed:
+        raise RuntimeError(f"week file(s) {changed} changed while being compacted; try again")
+    return table, before
+
+
+def _remove_superseded(filesystem: pafs.FileSystem, folder: str, legacy: str) -> None:
+    """Remove copies older than the newest by an hour, and the single-file copy older
+    prweeklys kept at `<slug>.parquet`."""
+    copies = _copies(filesystem, folder)
+    if copies:
+        newest = copies[0].mtime_ns or 0
+        for info in copies[1:]:
+            if newest - (info.mtime_ns or 0) > SUPERSEDED_SECONDS * 10**9:
+                filesystem.delete_file(info.path)
+    if filesystem.get_file_info(legacy).type == pafs.FileType.File:
+        filesystem.delete_file(legacy)
+
+
+def _newest_valid(
+    filesystem: pafs.FileSystem, folder: str, weeks: dict[date, WeekFile]
+) -> tuple[Manifest | None, pa.Table | None]:
+    """The newest copy that is intact and current, read once; copies that are damaged or not
+    prweekly's are removed on the way (nothing ever reads them)."""
+    for info in _copies(filesystem, folder):
+        data = filesystem.open_input_file(info.path).read_buffer()
+        try:
+            if hashlib.sha256(data).hexdigest() != _COPY_NAME.fullmatch(info.base_name)[2]:
+                raise ValueError("damaged")
+            manifest = _manifest(data)
+        except (OSError, KeyError, ValueError, TypeError):
+            filesystem.delete_file(info.path)
+            continue
+        if _stale_week(filesystem, manifest, weeks) is None:
+            return manifest, pq.read_table(pa.BufferReader(data)).replace_schema_metadata(None)
+    return None, None
 
 
 def compact_repository(
@@ -149,44 +241,30 @@ def compact_repository(
     today: date | None = None,
     min_new_weeks: int = MIN_NEW_WEEKS,
 ) -> int:
-    """Remake `repo`'s copy when `min_new_weeks` finished weeks are missing from it, when any
-    week it holds has changed, or when there is none yet and some week has finished. Returns
-    the number of weeks in the new copy, 0 if untouched. The current week is left out: it may
-    still be extracted again.
-
-    Week files are listed before they are read: a week rewritten meanwhile then no longer
-    matches the copy's manifest, and builds skip the copy instead of reading stale rows.
-    """
+    """Write a new copy of `repo` when `min_new_weeks` finished weeks are missing from its
+    copy, when any week it holds has changed, or when there is none yet and some week has
+    finished. Returns the number of weeks in the new copy, 0 if untouched. The current week
+    is left out: it may still be extracted again."""
     slug = repo_slug(repo)
+    filesystem, folder, _ = filesystem_of(copies_dir(lake_dir, slug))
+    clock_ns = _storage_clock_ns(filesystem, folder)  # before any week is read
     current_week = monday_of(today or datetime.now(UTC).date())
-    weeks = week_files(lake_dir, repo).get(slug, {})
-    finished = {w: f for w, f in weeks.items() if w < current_week and f.stamp is not None}
-    target = compacted_path(lake_dir, slug)
-    manifest = _manifest(target)
-    valid = _is_valid(manifest, weeks)
-    new = sorted(w for w in finished if not valid or w not in manifest)
-    if not new or (valid and len(new) < min_new_weeks):
+    weeks = list_week_files(lake_dir, repo).weeks.get(slug, {})
+    finished = {w: f for w, f in weeks.items() if w < current_week}
+    manifest, kept = _newest_valid(filesystem, folder, weeks)
+    new = sorted(w for w in finished if manifest is None or w not in manifest.weeks)
+    if not new or (manifest is not None and len(new) < min_new_weeks):
         return 0
-    kept = sorted(manifest) if valid else []
-    stamps = {w.isoformat(): weeks[w].stamp for w in sorted([*kept, *new])}
-    parts = [
-        f"select * from read_parquet($weeks, hive_partitioning = true, hive_types = {HIVE_TYPES})"
-    ]
-    if kept:
-        parts.insert(0, "select * from read_parquet($copy, hive_partitioning = false)")
-    params = {"weeks": [finished[w].path for w in new], **({"copy": str(target)} if kept else {})}
-    with tempfile.TemporaryDirectory(prefix="prweekly-compact-") as scratch:
-        out = os.path.join(scratch, "compacted.parquet")
-        conn = duckdb.connect()
-        try:
-            apply_duckdb_init(conn)  # credentials for a lake on object storage
-            union_sql = " union all by name ".join(parts)  # prweekly's own SQL, no values
-            conn.execute(
-                f"copy ({union_sql} order by week, number) to $out (format parquet, "
-                "compression zstd, kv_metadata {'prweekly.compacted_from': $manifest})",
-                {**params, "out": out, "manifest": json.dumps(stamps, separators=(",", ":"))},
-            )
-        finally:
-            conn.close()
-        write_bytes(target, Path(out).read_bytes())
-    return len(stamps)
+    entries = {w.isoformat(): stamp for w, stamp in (manifest.weeks if manifest else {}).items()}
+    table, hashes = _read_weeks(filesystem, {w: finished[w] for w in new}, kept)
+    for week in new:
+        entries[week.isoformat()] = [finished[week].size, finished[week].mtime_ns, hashes[week]]
+    manifest_json = json.dumps({"clock_ns": clock_ns, "weeks": dict(sorted(entries.items()))})
+    table = table.replace_schema_metadata({MANIFEST_KEY: manifest_json})
+    buffer = pa.BufferOutputStream()
+    pq.write_table(table, buffer, compression="zstd", write_page_checksum=True)
+    data = buffer.getvalue().to_pybytes()
+    name = f"{datetime.now(UTC):%Y%m%dT%H%M%S%f}Z-{hashlib.sha256(data).hexdigest()}.parquet"
+    write_bytes(join(copies_dir(lake_dir, slug), name), data)
+    _remove_superseded(filesystem, folder, f"{folder}.parquet")
+    return len(entries)

@@ -14,8 +14,12 @@ SQL_DIR = PROJECT_DIR / "sql"
 TEMPLATES_DIR = PROJECT_DIR / "reports" / "templates"
 DEFAULT_GRAPHQL_URL = "https://api.github.com/graphql"
 
-_REPO_PART = r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,98}[A-Za-z0-9_])?|[A-Za-z0-9]"
-_REPO_RE = re.compile(rf"^({_REPO_PART})/({_REPO_PART})$")
+# What GitHub accepts: an owner is letters, digits and single hyphens inside (no `_`, at most
+# 39 characters); a repository name is letters, digits, `-`, `_` and `.` (at most 100), but not
+# `.` or `..`. An owner without `_` makes `owner__name` reversible: the first `__` splits it.
+_OWNER = r"[A-Za-z0-9](?:-?[A-Za-z0-9]){0,38}"
+_NAME = r"[A-Za-z0-9._-]{1,100}"
+_REPO_RE = re.compile(rf"({_OWNER})/({_NAME})")
 
 
 @dataclass(frozen=True)
@@ -88,24 +92,37 @@ class UsageError(ValueError):
 
 
 def validate_repo(repo: str) -> str:
-    """Return `repo` if it is a safe `owner/name`; reject anything that could escape a path."""
+    """Return `repo` as given if GitHub could name a repository so; refuse anything else,
+    in particular anything that could escape a path (the name is never `.` or `..`)."""
     match = _REPO_RE.fullmatch(repo or "")
-    if not match or ".." in repo:
+    if not match or len(match.group(1)) > 39 or match.group(2) in (".", ".."):
         raise UsageError(
-            f"repository {repo!r} is not in owner/name form "
-            "(letters, digits, '.', '-' and '_' only), e.g. verl-project/verl"
+            f"repository {repo!r} is not in owner/name form as GitHub allows it (owner: "
+            "letters, digits and single hyphens; name: letters, digits, '.', '-' and '_'), "
+            "e.g. verl-project/verl"
         )
     return repo
 
 
+def canonical_repo(repo: str) -> str:
+    """The repository's identity: GitHub treats `Verl-Project/VERL` and `verl-project/verl`
+    as one repository, so partitions, lake folders and warehouse rows use the lower case."""
+    return validate_repo(repo).lower()
+
+
 def repo_slug(repo: str) -> str:
-    """`owner/name` as one path segment: `owner__name`."""
-    return validate_repo(repo).replace("/", "__")
+    """`owner/name` as one path segment, `owner__name`, in the identity's lower case."""
+    return canonical_repo(repo).replace("/", "__", 1)
 
 
 def repo_of_slug(slug: str) -> str:
-    """`owner__name` back to `owner/name`: owners cannot hold an underscore, names can."""
-    return validate_repo(slug.replace("__", "/", 1))
+    """`owner__name` back to `owner/name`: the owner holds no `_`, so the first `__` splits.
+    Refuses a slug no repository makes (e.g. an owner with `_`, or upper case)."""
+    owner, sep, name = slug.partition("__")
+    repo = f"{owner}/{name}" if sep else slug
+    if repo_slug(repo) != slug:
+        raise UsageError(f"{slug!r} is not the folder name of any repository")
+    return repo
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+from collections.abc import Callable
 from datetime import date
 
 import dagster as dg
@@ -21,6 +22,13 @@ class BuildFailed(RuntimeError):
     def __init__(self, message: str, extracted: bool) -> None:
         super().__init__(message)
         self.extracted = extracted  # the extract succeeded: the repository exists
+
+
+def merge_spellings_of_home(settings: Settings, say: Callable[[str], None]) -> list[str]:
+    """Merge what an older prweekly kept under a second spelling of a repository."""
+    from orchestration.case_merge import merge_case_variants
+
+    return merge_case_variants(settings, get_instance(settings), say)
 
 
 def register_repo(settings: Settings, repo: str) -> dg.DagsterInstance:
@@ -140,7 +148,7 @@ def _first_failure(result: dg.ExecuteInProcessResult) -> str:
             data = event.event_specific_data
             if not data.passed:
                 key = data.asset_key.to_user_string()
-                return f"data test {data.check_name} failed on {key}"
+                return data.description or f"data test {data.check_name} failed on {key}"
     return "the run failed"
 
 

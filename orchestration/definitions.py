@@ -11,6 +11,7 @@ from orchestration.extract import raw_pull_requests
 from orchestration.freshness import freshness_job, freshness_schedule, last_week_reported
 from orchestration.models.assets import build_model_assets, seed_specs
 from orchestration.models.project import load_project
+from orchestration.models.publish import build_publish_asset
 from orchestration.partitions import weekly_partitions
 from orchestration.report.asset import weekly_report
 from orchestration.resources import PrweeklyResource
@@ -18,17 +19,26 @@ from orchestration.schedules import DEFAULT_CRON, weekly_schedule
 
 project = load_project(SQL_DIR)
 model_assets = build_model_assets(project)
+published_warehouse = build_publish_asset([a.key for a in model_assets])
 
 weekly_job = dg.define_asset_job(
     "weekly_report_job",
-    selection=dg.AssetSelection.assets(raw_pull_requests, *model_assets, weekly_report)
+    selection=dg.AssetSelection.assets(
+        raw_pull_requests, *model_assets, published_warehouse, weekly_report
+    )
     - dg.AssetSelection.checks(last_week_reported),
     partitions_def=weekly_partitions,
     description="Extract, model and report the selected repositories and weeks.",
 )
 
 defs = dg.Definitions(
-    assets=[raw_pull_requests, *model_assets, weekly_report, *seed_specs(project)],
+    assets=[
+        raw_pull_requests,
+        *model_assets,
+        published_warehouse,
+        weekly_report,
+        *seed_specs(project),
+    ],
     asset_checks=[last_week_reported],
     jobs=[weekly_job, freshness_job],
     schedules=[

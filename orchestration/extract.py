@@ -6,8 +6,9 @@ from pathlib import Path
 
 import dagster as dg
 
+from orchestration.case_merge import merge_case_variants
 from orchestration.compaction import compact_repository
-from orchestration.config import validate_repo
+from orchestration.config import UsageError, canonical_repo
 from orchestration.history import (
     check_coverage,
     find_origin,
@@ -21,6 +22,7 @@ from orchestration.partitions import scopes_of, weekly_partitions
 from orchestration.resources import PrweeklyResource
 from orchestration.sources import PullRequestSource, open_source
 from orchestration.storage import Location
+from orchestration.sweep import sweep_stray_files
 from orchestration.weeks import week_window
 
 STALE_TEMP_SECONDS = 3600  # a temporary file this old belongs to a write that was killed
@@ -67,11 +69,18 @@ def raw_pull_requests(
     context: dg.AssetExecutionContext, prweekly: PrweeklyResource
 ) -> dg.MaterializeResult:
     settings = prweekly.settings()
+    merge_case_variants(settings, context.instance, context.log.warning)
+    sweep_stray_files(settings, context.log.info)
     lookback = history_weeks()
     totals = {"prs": 0, "weeks": 0, "history_weeks": 0}
     stats: dict = {}
     for scope in scopes_of(context):
-        validate_repo(scope.repo)  # a partition added by hand must not reach a path or a query
+        # a partition added by hand must not reach a path or a query, nor be a second spelling
+        if canonical_repo(scope.repo) != scope.repo:
+            raise UsageError(
+                f"partition {scope.repo!r} is a second spelling of {canonical_repo(scope.repo)}: "
+                "GitHub treats letter case as the same repository; use the lower-case key"
+            )
         source = open_source(prweekly.source_for(scope.repo), settings, log=context.log.info)
         try:
             prs, weeks, history = _extract(context, settings.lake_dir, source, scope, lookback)

@@ -23,15 +23,15 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from orchestration.compaction import week_files
-from orchestration.config import SQL_DIR, UsageError, repo_slug
+from orchestration.config import SQL_DIR, UsageError, canonical_repo, repo_slug
+from orchestration.lake import HISTORY_DIR
+from orchestration.lake_files import list_week_files
 from orchestration.models.project import load_project
 from orchestration.models.run import RunScope
 from orchestration.sources import PullRequestSource
 from orchestration.storage import Location, join, write_bytes
 from orchestration.weeks import FIRST_WEEK, iso_label, monday_of, week_window, weeks_between
 
-HISTORY_DIR = ("raw", "history")  # under the lake: repo=<owner>__<name>/data.parquet
 HISTORY_SCHEMA = pa.schema(
     [
         ("repo", pa.string(), False),
@@ -67,7 +67,7 @@ class ExtractPlan:
 
 
 def plan_extract(lake_dir: Location, scope: RunScope, lookback: int) -> ExtractPlan:
-    present = week_files(lake_dir, scope.repo).get(repo_slug(scope.repo), {})
+    present = list_week_files(lake_dir, scope.repo).weeks.get(repo_slug(scope.repo), {})
     first = max(scope.start_week - timedelta(weeks=lookback), FIRST_WEEK)
     earlier = weeks_between(first, scope.start_week)[:-1]
     return ExtractPlan(
@@ -115,7 +115,7 @@ def find_origin(
 def write_origin(lake_dir: Location, repo: str, origin: date, source: str) -> Location:
     """Record, atomically, that nothing of `repo` merged before the week `origin`."""
     row = {
-        "repo": repo,
+        "repo": canonical_repo(repo),
         "nothing_merged_before": origin,
         "source": source,
         "checked_at": datetime.now(UTC),
@@ -132,7 +132,7 @@ def rebuild_scope(scope: RunScope, lake_dir: Location, lookback: int) -> RunScop
     history the extract may just have added) through the repository's last extracted week
     (later weeks whose trends, hotspots and first-time authors depend on these). A weekly run
     of the latest week has no later weeks; models with `lookback_weeks` reach further back."""
-    extracted = week_files(lake_dir, scope.repo).get(repo_slug(scope.repo), {})
+    extracted = list_week_files(lake_dir, scope.repo).weeks.get(repo_slug(scope.repo), {})
     return RunScope(
         scope.repo,
         max(scope.start_week - timedelta(weeks=lookback), FIRST_WEEK),

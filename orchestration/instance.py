@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import sys
+import time
+from pathlib import Path
 
 import dagster as dg
 
@@ -37,17 +40,53 @@ def prepare_dagster_home(settings: Settings) -> str:
     return str(home)
 
 
+# What Dagster creates in the instance folder on first use (runs, events, schedules).
+STORAGE_DIRS = ("history", "schedules")
+
+
+def _ready(instance: dg.DagsterInstance) -> dg.DagsterInstance:
+    """Touch every storage a build uses, so each creates its tables (or shows it cannot)."""
+    instance.get_runs_count()
+    instance.get_dynamic_partitions("repo")
+    instance.get_latest_materialization_event(dg.AssetKey("raw_pull_requests"))  # index db
+    instance.all_instigator_state()  # schedules
+    return instance
+
+
 def get_instance(settings: Settings) -> dg.DagsterInstance:
     """The persistent instance; its first creation is serialised between processes, since two
-    processes creating Dagster's SQLite tables at once make one of them fail."""
+    processes creating Dagster's SQLite tables at once make one of them fail.
+
+    The marker file is written once the storage is complete. Without it, the storage may be
+    what a process killed while creating it left (tables missing, so every later build would
+    fail): if it does not work, it is set aside and made again. It holds no run yet.
+    """
     prepare_dagster_home(settings)
     marker = settings.dagster_home / ".initialised"
     if marker.exists():
         return dg.DagsterInstance.get()
     with file_lock(settings.dagster_home / ".init.lock"):
-        instance = dg.DagsterInstance.get()
-        instance.get_runs_count()  # creates the run storage's tables
-        instance.get_dynamic_partitions("repo")
-        instance.get_latest_materialization_event(dg.AssetKey("raw_pull_requests"))  # index db
+        if marker.exists():  # another process finished it meanwhile
+            return dg.DagsterInstance.get()
+        try:
+            instance = _ready(dg.DagsterInstance.get())
+        except Exception as error:  # any failure of a half-made storage
+            aside = _set_aside(settings.dagster_home)
+            print(
+                f"prweekly: Dagster's storage in {settings.dagster_home} was left unfinished "
+                f"({' '.join(str(error).split())[:200]}); moved it to {aside} and made it again",
+                file=sys.stderr,
+                flush=True,
+            )
+            instance = _ready(dg.DagsterInstance.get())
         marker.touch()
     return instance
+
+
+def _set_aside(home: Path) -> Path:
+    aside = home / f"unfinished-{time.strftime('%Y%m%dT%H%M%S')}"
+    aside.mkdir()
+    for name in STORAGE_DIRS:
+        if (home / name).exists():
+            (home / name).rename(aside / name)
+    return aside

@@ -265,6 +265,7 @@ def _thread(thread: dict, number: Any = None) -> dict:
 
 
 WEEKS_DIR = ("raw", "pull_requests")  # under the lake: repo=<owner>__<name>/week=<monday>/
+HISTORY_DIR = ("raw", "history")  # under the lake: repo=<owner>__<name>/data.parquet
 
 
 def partition_dir(lake_dir: Location, repo: str, week_start: date) -> Location:

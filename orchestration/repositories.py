@@ -2,6 +2,8 @@
 
 The file is the source of truth a user edits (by hand or with `prweekly repo add`); Dagster's
 dynamic `repo` partitions mirror it so the UI, backfills and the schedule see every repository.
+An entry's `name` keeps the spelling the user typed first; its identity is the lower case, so
+`Verl-Project/VERL` and `verl-project/verl` are one entry (`Repository.repo`).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from pathlib import Path
 
 import yaml
 
-from orchestration.config import UsageError, validate_repo
+from orchestration.config import UsageError, canonical_repo, validate_repo
 from orchestration.locks import file_lock
 from orchestration.storage import open_temporary
 
@@ -37,6 +39,17 @@ class Repository:
     core_paths: list[str] = field(default_factory=list)
     area_rules: dict[str, str] = field(default_factory=dict)
 
+    @property
+    def repo(self) -> str:
+        """The repository's identity: partitions, lake folders and warehouse rows use it."""
+        return canonical_repo(self.name)
+
+    def absorb(self, other: Repository) -> None:
+        """Take `other`'s settings where this entry has none (this entry's own come first)."""
+        self.source = self.source or other.source
+        self.core_paths = sorted(set(self.core_paths) | set(other.core_paths))
+        self.area_rules = {**other.area_rules, **self.area_rules}
+
     def to_yaml(self) -> dict:
         entry: dict = {"name": self.name}
         if self.source:
@@ -53,7 +66,22 @@ def registry_path(home: Path) -> Path:
 
 
 def load_repositories(home: Path) -> list[Repository]:
-    """Read the registry; a missing file means no repository yet."""
+    """Read the registry; a missing file means no repository yet. Entries that differ only in
+    letter case are one repository: the first one absorbs the others' settings."""
+    return _unique(_read_entries(home))
+
+
+def _unique(repos: list[Repository]) -> list[Repository]:
+    by_repo: dict[str, Repository] = {}
+    for entry in repos:
+        if entry.repo in by_repo:
+            by_repo[entry.repo].absorb(entry)
+        else:
+            by_repo[entry.repo] = entry
+    return list(by_repo.values())
+
+
+def _read_entries(home: Path) -> list[Repository]:
     path = registry_path(home)
     if not path.exists():
         return []
@@ -126,7 +154,22 @@ def registry_lock(home: Path) -> Iterator[None]:
 
 
 def find(repos: list[Repository], name: str) -> Repository | None:
-    return next((r for r in repos if r.name.lower() == name.lower()), None)
+    return next((r for r in repos if r.repo == canonical_repo(name)), None)
+
+
+def merge_spellings(home: Path) -> dict[str, list[str]]:
+    """Rewrite the file with one entry per repository if some repository has entries under
+    several spellings (an older prweekly kept them apart); {repo: the spellings merged}."""
+    entries = _read_entries(home)
+    unique = _unique(entries)
+    kept = {r.repo: r.name for r in unique}
+    merged: dict[str, list[str]] = {}
+    for entry in entries:
+        if entry.name != kept[entry.repo]:
+            merged.setdefault(entry.repo, []).append(entry.name)
+    if merged:
+        save_repositories(home, unique)
+    return merged
 
 
 def upsert(home: Path, repo: Repository) -> tuple[Repository, bool]:
@@ -183,7 +226,7 @@ def record_build(
 def remove(home: Path, name: str) -> bool:
     with registry_lock(home):
         repos = load_repositories(home)
-        kept = [r for r in repos if r.name.lower() != name.lower()]
+        kept = [r for r in repos if r.repo != canonical_repo(name)]
         if len(kept) == len(repos):
             return False
         save_repositories(home, kept)

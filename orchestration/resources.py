@@ -42,3 +42,9 @@ class PrweeklyResource(dg.ConfigurableResource):
         settings = self.settings()
         registered = find(load_repositories(settings.home), repo)
         return (registered.source if registered else None) or settings.source
+
+    def teardown_after_execution(self, context: dg.InitResourceContext) -> None:
+        """A run that ends before publishing lets go of the warehouse's working copy."""
+        from orchestration.build_session import close_session
+
+        close_session()

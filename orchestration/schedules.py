@@ -24,7 +24,7 @@ def weekly_schedule(job_name: str, cron: str = DEFAULT_CRON) -> dg.ScheduleDefin
     )
     def _schedule(context: dg.ScheduleEvaluationContext):
         week = monday_of(context.scheduled_execution_time.date()) - timedelta(days=7)
-        registered = {r.name: r for r in load_repositories(load_settings().home)}
+        registered = {r.repo: r for r in load_repositories(load_settings().home)}
         known = set(context.instance.get_dynamic_partitions(repo_partitions.name))
         missing = sorted(set(registered) - known)
         if missing:

@@ -8,7 +8,6 @@ filesystems, which prweekly already depends on.
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import secrets
 from pathlib import Path
@@ -28,6 +27,16 @@ def join(base: Location, *parts: str) -> Location:
     if isinstance(base, Path):
         return base.joinpath(*parts)
     return "/".join([base.rstrip("/"), *(p.strip("/") for p in parts)])
+
+
+def filesystem_of(location: Location) -> tuple[pafs.FileSystem, str, str]:
+    """The filesystem, the path in it, and the prefix that turns its paths back into URIs."""
+    if isinstance(location, Path) or "://" not in location:
+        return pafs.LocalFileSystem(), str(location), ""
+    filesystem, path = pafs.FileSystem.from_uri(location)
+    if isinstance(filesystem, pafs.LocalFileSystem):
+        return filesystem, path, ""
+    return filesystem, path, location.split("://", 1)[0] + "://"
 
 
 def write_bytes(target: Location, data: bytes) -> int:
@@ -87,23 +96,6 @@ def read_bytes(target: Location) -> bytes | None:
         return None
     with filesystem.open_input_stream(path) as stream:
         return stream.read()
-
-
-def matches_any(pattern: Location) -> bool:
-    """Whether any file matches `pattern`, a path or URI whose parts may hold `*`."""
-    text = str(pattern)
-    if "://" in text:
-        filesystem, path = pafs.FileSystem.from_uri(text)
-    else:
-        filesystem, path = pafs.LocalFileSystem(), text
-    if "*" not in path:
-        return filesystem.get_file_info(path).type == pafs.FileType.File
-    base = path[: path.index("*")].rsplit("/", 1)[0]
-    selector = pafs.FileSelector(base, recursive=True, allow_not_found=True)
-    return any(
-        info.type == pafs.FileType.File and fnmatch.fnmatchcase(info.path, path)
-        for info in filesystem.get_file_info(selector)
-    )
 
 
 def delete(target: Location) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import duckdb
@@ -52,3 +52,10 @@ def connect(
             yield conn
         finally:
             conn.close()
+
+
+def rollback(conn: duckdb.DuckDBPyConnection) -> None:
+    """Roll back the open transaction, unless DuckDB already aborted it (a full disk does):
+    rolling back then fails with "no transaction is active" and would hide the real error."""
+    with suppress(duckdb.Error):
+        conn.execute("rollback")

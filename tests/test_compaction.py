@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from collections import defaultdict
@@ -11,13 +12,11 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from orchestration.compaction import (
-    compact_repository,
-    compacted_path,
-    plan_full_read,
-)
+from orchestration.compaction import compact_repository, copies_dir
+from orchestration.compaction import plan_full_read as plan_with
 from orchestration.config import SQL_DIR
 from orchestration.lake import to_row, write_partition
+from orchestration.lake_files import list_week_files
 from orchestration.models.project import load_project
 from orchestration.models.repository_settings import load_repository_settings
 from orchestration.models.run import load_seeds, materialize
@@ -37,6 +36,17 @@ def write_sample(lake: Path, repo: str, title_suffix: str = "", weeks=WEEKS) -> 
     for week in weeks:
         write_partition(lake, repo, week, buckets.get(week, []))
     return sum(len(buckets.get(w, [])) for w in weeks)
+
+
+def plan_full_read(lake: Path):
+    """What a full build of the lake reads (copies that check out, week files they leave out)."""
+    return plan_with(lake, list_week_files(lake))
+
+
+def copy_of(lake: Path, slug: str = "acme__rocket") -> str:
+    """The repository's one compacted copy."""
+    (copy,) = copies_dir(lake, slug).glob("*.parquet")
+    return str(copy)
 
 
 def build_staging(lake: Path, warehouse: Path) -> list[tuple]:
@@ -61,14 +71,14 @@ def test_a_full_build_reads_copies_and_uncovered_weeks_and_gets_the_same_rows(
     assert compact_repository(lake, "acme/rocket", today=date(2026, 7, 22), min_new_weeks=1) == 3
 
     plan = plan_full_read(lake)
-    assert plan.compacted == [str(compacted_path(lake, "acme__rocket"))]
+    assert plan.compacted == [copy_of(lake)]
     assert [Path(p).parent.name for p in plan.weekly] == [
         *(f"week={w}" for w in WEEKS),  # acme/other has no copy: all its weeks
         "week=2026-07-20",  # acme/rocket's week the copy leaves out
     ]
     with_copy = build_staging(lake, tmp_path / "a.duckdb")
     shutil.rmtree(lake / "raw" / "pull_requests_compacted")
-    assert plan_full_read(lake) is None
+    assert plan_full_read(lake).compacted == []
     assert build_staging(lake, tmp_path / "b.duckdb") == with_copy
     assert len(with_copy) == prs == 2 * 34
 
@@ -85,7 +95,8 @@ def test_a_rewritten_week_makes_the_copy_unused_until_it_is_remade(tmp_path: Pat
 
     # the next extract remakes the copy at once, whatever the threshold: it holds the new rows
     assert compact_repository(lake, "acme/rocket", today=AFTER_ALL) == 4
-    assert plan_full_read(lake).compacted == [str(compacted_path(lake, "acme__rocket"))]
+    (newest,) = plan_full_read(lake).compacted
+    assert Path(newest).parent == copies_dir(lake, "acme__rocket")
     assert [r[3] for r in build_staging(lake, tmp_path / "b.duckdb")] == titles
 
 
@@ -94,15 +105,15 @@ def test_a_copy_is_remade_only_once_enough_weeks_have_ended(tmp_path: Path) -> N
     write_sample(lake, "acme/rocket", weeks=WEEKS[:1])
     # 06-29 is still the current week on 07-01: nothing to compact
     assert compact_repository(lake, "acme/rocket", today=date(2026, 7, 1), min_new_weeks=1) == 0
-    assert not compacted_path(lake, "acme__rocket").exists()
+    assert not list(copies_dir(lake, "acme__rocket").glob("*.parquet"))
     # by 07-08 it has ended; with no copy yet, one week is enough to start one
     assert compact_repository(lake, "acme/rocket", today=date(2026, 7, 8)) == 1
     write_sample(lake, "acme/rocket", weeks=WEEKS[1:])
     assert compact_repository(lake, "acme/rocket", today=AFTER_ALL) == 0  # 3 new weeks < 4
     assert compact_repository(lake, "acme/rocket", today=AFTER_ALL, min_new_weeks=3) == 4
+    (_, newest) = sorted(copies_dir(lake, "acme__rocket").glob("*.parquet"))
     rows = duckdb.sql(
-        f"select week, count(*) from '{compacted_path(lake, 'acme__rocket')}' group by all "
-        "order by week"
+        f"select week, count(*) from '{newest}' group by all order by week"
     ).fetchall()
     assert rows == [(date(2026, 6, 29), 7), (date(2026, 7, 6), 9), (date(2026, 7, 13), 8),
                     (date(2026, 7, 20), 10)]  # fmt: skip
@@ -112,15 +123,19 @@ def test_a_copy_is_remade_only_once_enough_weeks_have_ended(tmp_path: Path) -> N
 def test_a_damaged_or_foreign_copy_is_ignored_and_replaced(tmp_path: Path, content) -> None:
     lake = tmp_path / "lake"
     write_sample(lake, "acme/rocket")
-    target = compacted_path(lake, "acme__rocket")
-    target.parent.mkdir(parents=True)
+    folder = copies_dir(lake, "acme__rocket")
+    folder.mkdir(parents=True)
     if content is None:  # a valid Parquet file, but not one prweekly wrote
-        duckdb.sql(f"copy (select 1 as x) to '{target}' (format parquet)")
-    else:
-        target.write_bytes(content)
+        scratch = tmp_path / "foreign.parquet"
+        duckdb.sql(f"copy (select 1 as x) to '{scratch}' (format parquet)")
+        content = scratch.read_bytes()
+    digest = hashlib.sha256(content).hexdigest()  # named as a copy, so only its content tells
+    foreign = folder / f"29990101T000000000000Z-{digest}.parquet"  # and it sorts newest
+    foreign.write_bytes(content)
     assert plan_full_read(lake).compacted == []
     assert compact_repository(lake, "acme/rocket", today=AFTER_ALL) == 4
-    assert plan_full_read(lake).compacted == [str(target)]
+    assert not foreign.exists()
+    assert plan_full_read(lake).compacted == [copy_of(lake)]
 
 
 def test_the_cli_compacts_every_repository_of_the_lake(

@@ -134,8 +134,10 @@ def test_yaml_data_tests_become_dagster_checks_that_can_fail(tmp_path: Path) -> 
     assert evaluations["not_null_id"].passed
     assert evaluations["accepted_values_name"].passed
     assert not evaluations["unique_id"].passed
-    assert evaluations["unique_id"].metadata["failing_rows"].value == 1
-    assert _first_failure(result) == "data test unique_id failed on numbers"
-    # the check is blocking: nothing downstream of the failed model ran
-    materialized = {e.asset_key.path[-1] for e in result.get_asset_materialization_events()}
-    assert materialized == {"numbers"}
+    assert evaluations["unique_id"].metadata["failing_rows"].value == 2  # both rows of id 2
+    assert _first_failure(result) == "data test unique_id failed on numbers (2 rows): id=2"
+    # the failure is recorded for the partitions it touches (here, having no repo or week
+    # column, all of them), which keeps their reports from being written
+    with duckdb.connect(str(tmp_path / "home" / "build" / "work.duckdb"), read_only=True) as c:
+        failures = c.execute("select model, test, repo from checks.data_test_failures").fetchall()
+    assert failures == [("numbers", "unique_id", None)]

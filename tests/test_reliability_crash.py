@@ -2,6 +2,13 @@
 the report leaves every reader the old complete data, and a rerun gives exactly the result of a
 clean build.
 
+- killed while the very first build creates Dagster's storage: the next build notices the
+  unfinished storage, sets it aside and makes a new one (it used to fail for ever with
+  "requires the dynamic partitions table"); it also removes the temporary files kills left
+  once they are an hour old (younger ones may belong to a build still writing);
+- held for good right after writing `fct_pull_requests`: `prweekly sql` answers at once, from
+  the previous build, with `fct_pull_requests` and `fct_weekly_summary` agreeing.
+
 The kills are real: `fixtures/reliability/crash_driver.py` runs `prweekly build` in a child
 process and kills that process at the chosen point.
 """
@@ -13,6 +20,8 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
+import time
 from datetime import date
 from pathlib import Path
 
@@ -81,11 +90,99 @@ def reports(home: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if not p.name.startswith(".")}
 
 
+HOUR = 3600
+AGREE = (
+    "select (select count(*) from marts.fct_pull_requests where week_start = '2026-07-20'), "
+    "(select merged_prs from marts.fct_weekly_summary where week_start = '2026-07-20')"
+)
+
+
+def stray(path: Path, age: float) -> Path:
+    """A temporary file (or compaction folder) as a kill leaves it, `age` seconds old."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.name.startswith("prweekly-compact-"):
+        path.mkdir()
+        (path / "compacted.parquet").write_bytes(b"half")
+    else:
+        path.write_bytes(b"half")
+    stamp = time.time() - age
+    os.utime(path, (stamp, stamp))
+    return path
+
+
+def strays(home: Path) -> tuple[list[Path], list[Path]]:
+    """What kills leave: (older than an hour, younger)."""
+    copies = home / "lake" / "raw" / "pull_requests_compacted" / "acme__rocket"
+    reports = home / "reports" / "acme__rocket"
+    system = Path(tempfile.gettempdir())
+    old = [
+        stray(home / ".repositories.yml.k1lled", 2 * HOUR),
+        stray(home / ".warehouse.duckdb.0f1e2d.tmp", 2 * HOUR),
+        stray(home / "build" / "work.copying", 2 * HOUR),
+        stray(copies / ".20260720T000000000000Z-ab.parquet.x1.tmp", 2 * HOUR),
+        stray(copies / ".clock-0a1b.tmp", 2 * HOUR),
+        stray(reports / ".2026-07-20.en.md.x1.tmp", 2 * HOUR),
+        stray(system / f"prweekly-compact-{os.getpid()}old", 2 * HOUR),
+    ]
+    young = [
+        stray(home / ".repositories.yml.writing", 60),
+        stray(reports / ".2026-07-20.zh.md.x2.tmp", 60),
+        stray(system / f"prweekly-compact-{os.getpid()}new", 60),
+    ]
+    return old, young
+
+
+def read(home: Path) -> tuple[list[int], float]:
+    """`prweekly sql` in its own process: both marts' count of the week, and how long it took."""
+    started = time.monotonic()
+    out = subprocess.run(
+        [sys.executable, "-m", "orchestration.cli", "sql", "--format", "json", AGREE],
+        env={**os.environ, "PRWEEKLY_HOME": str(home)},
+        capture_output=True,
+        text=True,
+        timeout=90,
+        check=True,
+    )
+    return list(json.loads(out.stdout)[0].values()), time.monotonic() - started
+
+
+def held_build(home: Path, point: str, dataset: Path, marker: Path) -> subprocess.Popen:
+    """A build that holds at `point` for good; returns once it holds."""
+    child = subprocess.Popen(
+        [sys.executable, str(DRIVER), point, *build_args(dataset)],
+        env={**os.environ, "PRWEEKLY_HOME": str(home), "PRWEEKLY_HOLD_MARKER": str(marker)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 300
+    while not marker.exists():
+        if child.poll() is not None or time.monotonic() > deadline:
+            child.kill()
+            raise AssertionError(f"the build never held at {point}")
+        time.sleep(0.2)
+    return child
+
+
 def test_builds_killed_at_each_write_leave_old_data_and_a_rerun_is_exact(
-    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
 ) -> None:
     v1, v2 = datasets(tmp_path)
-    assert main(build_args(v1)) == 0
+
+    # 0. killed in the very first build, while Dagster creates its storage
+    killed_build(home, "dagster_setup", v1)
+    assert not (home / "dagster" / ".initialised").exists()
+    old, young = strays(home)
+    capsys.readouterr()
+    try:
+        assert main(build_args(v1)) == 0
+        said = capsys.readouterr()
+        assert "unfinished" in said.out + said.err  # set aside and made again
+        assert [p for p in old if p.exists()] == [] and all(p.exists() for p in young)
+    finally:
+        for path in young:
+            if path.is_dir():
+                (path / "compacted.parquet").unlink()
+                path.rmdir()
     old_titles, old_marts, old_reports = lake_titles(home), marts(home), reports(home)
     assert len(old_titles) == 10
     partition = home / "lake" / "raw" / "pull_requests" / "repo=acme__rocket" / f"week={WEEK}"
@@ -100,15 +197,28 @@ def test_builds_killed_at_each_write_leave_old_data_and_a_rerun_is_exact(
     assert marts(home) == old_marts and reports(home) == old_reports
     os.utime(torn, (0, 0))  # as if killed long ago: the next extract of the week sweeps it
 
-    # 2. killed inside fct_pull_requests' transaction, after its delete and insert ran
-    killed_build(home, "model:fct_pull_requests", v2)
+    # 2. held for good after writing fct_pull_requests: readers see the previous build, whole,
+    # at once; then killed
+    child = held_build(home, "hold:fct_pull_requests", v2, tmp_path / "held")
+    try:
+        counts, during = read(home)  # v2 has 9 PRs, fct_pull_requests has them already
+        assert counts == [10, 10]
+    finally:
+        child.kill()
+        child.wait()
+    counts, idle = read(home)
+    assert counts == [10, 10] and marts(home) == old_marts
+    assert during < idle + 5  # the reader did not wait for the build (start-up time varies)
     assert not torn.exists()
+
+    # 3. killed inside fct_pull_requests' transaction, after its delete and insert ran
+    killed_build(home, "model:fct_pull_requests", v2)
     assert len(lake_titles(home)) == 9  # the extract itself had finished
     after = marts(home)
     assert after["fct_pull_requests"] == old_marts["fct_pull_requests"]  # not one row half-done
     assert reports(home) == old_reports
 
-    # 3. killed while replacing the report's files: each file is whole, old or new
+    # 4. killed while replacing the report's files: each file is whole, old or new
     killed_build(home, "report_write:2", v2)
     half = reports(home)
     changed = {name for name in half if half[name] != old_reports[name]}
@@ -128,7 +238,7 @@ def test_builds_killed_at_each_write_leave_old_data_and_a_rerun_is_exact(
     monkeypatch.setenv("PRWEEKLY_HOME", str(home))
     instance = get_instance(load_settings())
     statuses = sorted(r.status.value for r in instance.get_runs())
-    assert statuses == ["FAILURE"] * 3 + ["SUCCESS"] * 2
+    assert statuses == ["FAILURE"] * 4 + ["SUCCESS"] * 2  # the set-up kill made no run
     assert not instance.get_runs(filters=dg.RunsFilter(statuses=[dg.DagsterRunStatus.STARTED]))
 
 

@@ -4,14 +4,20 @@ import time
 
 import dagster as dg
 
+from orchestration.build_session import REBUILT, WEEKS, WHOLE, session_for
 from orchestration.history import history_weeks, rebuild_scope
-from orchestration.models.checks import run_checks
+from orchestration.models.checks import FAILURES, CheckOutcome, record_failures, run_checks
 from orchestration.models.project import Model, Project
-from orchestration.models.repository_settings import load_repository_settings
-from orchestration.models.run import load_seeds, materialize
+from orchestration.models.repository_settings import SETTINGS_RELATIONS, load_repository_settings
+from orchestration.models.run import (
+    RunScope,
+    load_seeds,
+    materialize,
+    stale_seeds,
+    written_scope,
+)
 from orchestration.partitions import scopes_of, weekly_partitions
 from orchestration.resources import PrweeklyResource
-from orchestration.warehouse import connect
 
 WAREHOUSE_POOL = "duckdb_warehouse"
 
@@ -42,7 +48,12 @@ def build_model_asset(project: Project, model: Model) -> dg.AssetsDefinition:
     key = dg.AssetKey(model.name)
     check_specs = [
         dg.AssetCheckSpec(
-            name=test.name, asset=key, blocking=True, description=f"{test.kind} on {test.columns}"
+            name=test.name,
+            asset=key,
+            # prweekly blocks per partition instead: the report is not written for a week
+            # whose rows fail a test, while other repositories and weeks go on
+            blocking=False,
+            description=f"{test.kind} on {test.columns}",
         )
         for test in model.tests
     ]
@@ -79,45 +90,89 @@ def build_model_asset(project: Project, model: Model) -> dg.AssetsDefinition:
     ) -> dg.MaterializeResult:
         settings = prweekly.settings()
         started = time.monotonic()
-        with connect(settings.warehouse_path, on_wait=context.log.info) as conn:
-            if reads_settings:
-                load_repository_settings(conn, settings.home)
-            if any(ref in project.seeds for ref in model.refs):
-                for name in load_seeds(conn, project):
-                    context.log.info(f"loaded seed {name}")
-            # the run's weeks, the history before them and the later weeks that compare with them
-            scopes = (
-                [rebuild_scope(s, settings.lake_dir, history_weeks()) for s in scopes_of(context)]
-                if incremental
-                else [None]
+        session = session_for(settings, context.run_id, context.instance, context.log.info)
+        conn = session.conn
+        if reads_settings:
+            for relation in SETTINGS_RELATIONS:
+                session.note(relation, WHOLE)
+            load_repository_settings(conn, settings.home)
+        if any(ref in project.seeds for ref in model.refs):
+            stale = stale_seeds(conn, project)
+            for relation in [*(s.relation for s in stale), *(["seeds._checksums"] * bool(stale))]:
+                session.note(relation, WHOLE)
+            for name in load_seeds(conn, project, stale):
+                context.log.info(f"loaded seed {name}")
+        run_scopes = scopes_of(context)
+        # the run's weeks, the history before them and the later weeks that compare with them:
+        # all of them are noted, so the later weeks this refreshes are published too
+        scopes = (
+            [rebuild_scope(s, settings.lake_dir, history_weeks()) for s in run_scopes]
+            if incremental and not session.rebuild_all
+            else [None]
+        )
+        modes = []
+        for scope in scopes:
+            written = written_scope(model, scope)
+            kind = WEEKS if written else (WHOLE if model.materialized == "table" else REBUILT)
+            session.note(model.relation, kind, written)
+            mode = materialize(
+                conn,
+                project,
+                model,
+                lake_dir=settings.lake_dir,
+                scope=scope,
+                log=context.log.warning,
             )
-            modes = [
-                materialize(conn, project, model, lake_dir=settings.lake_dir, scope=scope)
-                for scope in scopes
-            ]
-            (rows,) = conn.execute(f"select count(*) from {model.relation}").fetchone()
-            outcomes = run_checks(conn, project, model)
+            if written and mode == "full":  # its columns changed: rebuilt from the lake
+                session.note(model.relation, REBUILT)
+            modes.append(mode)
+        (rows,) = conn.execute(f"select count(*) from {model.relation}").fetchone()
+        checked = (
+            None
+            if modes != ["incremental"] * len(modes)
+            else [written_scope(model, s) for s in scopes]
+        )
+        outcomes = run_checks(conn, project, model, checked)
+        session.note(FAILURES, WHOLE)
+        record_failures(conn, model, outcomes, checked)
         return dg.MaterializeResult(
             metadata={
                 "dagster/row_count": rows,
                 "built_as": ", ".join(sorted(set(modes))),
                 "seconds": round(time.monotonic() - started, 3),
             },
-            check_results=[
-                dg.AssetCheckResult(
-                    check_name=o.test.name,
-                    passed=o.passed,
-                    severity=dg.AssetCheckSeverity.ERROR,
-                    metadata={
-                        "failing_rows": o.failing_rows,
-                        "query": dg.MetadataValue.md(f"```sql\n{o.sql}\n```"),
-                    },
-                )
-                for o in outcomes
-            ],
+            check_results=[_check_result(o, model, run_scopes) for o in outcomes],
         )
 
     return _model_asset
+
+
+def _in_run(partition: tuple, scopes: list[RunScope]) -> bool:
+    repo, week = partition
+    return any(
+        (repo is None or repo == s.repo) and (week is None or s.start_week <= week <= s.end_week)
+        for s in scopes
+    )
+
+
+def _check_result(outcome: CheckOutcome, model: Model, scopes: list[RunScope]):
+    """Fails when rows of the run's own partitions fail; the failing keys are in its text.
+    Failures in other partitions (a full rebuild checks every row) are shown, not failed on."""
+    here = [p for p in outcome.partitions if _in_run(p, scopes)]
+    return dg.AssetCheckResult(
+        check_name=outcome.test.name,
+        passed=not here,
+        severity=dg.AssetCheckSeverity.ERROR,
+        description=outcome.describe(model)[:1000],
+        metadata={
+            "failing_rows": outcome.failing_rows,
+            "failing_partitions": dg.MetadataValue.json(
+                [f"{r or '*'} {w or '*'}" for r, w in outcome.partitions]
+            ),
+            "examples": dg.MetadataValue.json(outcome.examples),
+            "query": dg.MetadataValue.md(f"```sql\n{outcome.sql}\n```"),
+        },
+    )
 
 
 def build_model_assets(project: Project) -> list[dg.AssetsDefinition]:

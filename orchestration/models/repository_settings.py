@@ -1,7 +1,8 @@
 """Per-repository settings from repositories.yml, as warehouse tables for the SQL models.
 
-Models read them with `{{ source('settings', 'area_rules') }}` and
-`{{ source('settings', 'core_paths') }}`, beside the seeds' rules for every repository.
+Models read them with `{{ source('settings', 'area_rules') }}`,
+`{{ source('settings', 'core_paths') }}` and `{{ source('settings', 'repositories') }}`, beside
+the seeds' rules for every repository. Repositories appear by identity (lower case).
 """
 
 from __future__ import annotations
@@ -11,20 +12,24 @@ from pathlib import Path
 import duckdb
 
 from orchestration.repositories import load_repositories
+from orchestration.warehouse import rollback
 
 SCHEMA = "settings"
+SETTINGS_RELATIONS = tuple(f"{SCHEMA}.{t}" for t in ("repositories", "area_rules", "core_paths"))
 
 
 def load_repository_settings(conn: duckdb.DuckDBPyConnection, home: Path) -> None:
     """Replace the settings tables with what repositories.yml says now (values as parameters)."""
     repos = load_repositories(home)
-    rules = [(r.name, prefix, area) for r in repos for prefix, area in r.area_rules.items()]
+    names = [(r.repo, r.name) for r in repos]
+    rules = [(r.repo, prefix, area) for r in repos for prefix, area in r.area_rules.items()]
     cores = [
-        (r.name, prefix, "configured in repositories.yml") for r in repos for prefix in r.core_paths
+        (r.repo, prefix, "configured in repositories.yml") for r in repos for prefix in r.core_paths
     ]
     conn.execute("begin transaction")
     try:
         conn.execute(f"create schema if not exists {SCHEMA}")
+        conn.execute(f"create or replace table {SCHEMA}.repositories (repo varchar, name varchar)")
         conn.execute(
             f"create or replace table {SCHEMA}.area_rules "
             "(repo varchar, path_prefix varchar, area varchar)"
@@ -33,11 +38,13 @@ def load_repository_settings(conn: duckdb.DuckDBPyConnection, home: Path) -> Non
             f"create or replace table {SCHEMA}.core_paths "
             "(repo varchar, path_prefix varchar, reason varchar)"
         )
+        if names:
+            conn.executemany(f"insert into {SCHEMA}.repositories values (?, ?)", names)
         if rules:
             conn.executemany(f"insert into {SCHEMA}.area_rules values (?, ?, ?)", rules)
         if cores:
             conn.executemany(f"insert into {SCHEMA}.core_paths values (?, ?, ?)", cores)
         conn.execute("commit")
     except BaseException:
-        conn.execute("rollback")
+        rollback(conn)
         raise

@@ -7,6 +7,7 @@ import duckdb
 
 from orchestration.config import repo_slug
 from orchestration.history import history_weeks, rebuild_scope
+from orchestration.models.checks import blocked_weeks
 from orchestration.models.run import RunScope
 from orchestration.partitions import scopes_of, weekly_partitions
 from orchestration.report.queries import load_week
@@ -21,6 +22,8 @@ MART_DEPENDENCIES = [
     "fct_weekly_summary",
     "fct_weekly_area_trends",
     "fct_weekly_risks",
+    "dim_repositories",
+    "published_warehouse",  # the marts as one whole build
 ]
 
 
@@ -83,6 +86,11 @@ def weeks_to_refresh(
     ]
 
 
+def _blocked_message(repo: str, week: date, failed: list[tuple[str, str, str]]) -> str:
+    tests = "; ".join(f"{test} on {model}: {example}" for model, test, example in failed[:3])
+    return f"{repo} week {week} ({tests})"
+
+
 @dg.asset(
     deps=MART_DEPENDENCIES,
     partitions_def=weekly_partitions,
@@ -100,9 +108,14 @@ def weekly_report(
     written: list[tuple[Location, int]] = []
     last: dict[str, str] = {}
     refreshed: list[str] = []
+    blocked: list[str] = []
     with connect(settings.warehouse_path, read_only=True, on_wait=context.log.info) as conn:
         for scope in scopes_of(context):
             for week in weeks_between(scope.start_week, scope.end_week):
+                failed = blocked_weeks(conn, scope.repo, week)
+                if failed:  # its facts failed a data test: keep the previous report
+                    blocked.append(_blocked_message(scope.repo, week, failed))
+                    continue
                 week_files = write_week(conn, settings.reports_dir, scope.repo, week)
                 for name, (path, size, text) in week_files.items():
                     written.append((path, size))
@@ -120,6 +133,11 @@ def weekly_report(
         context.log.info(
             f"re-rendered {len(refreshed)} earlier or later report(s) whose facts this build "
             f"changed: {', '.join(refreshed)}"
+        )
+    if blocked:
+        raise dg.Failure(
+            f"not reported, as their facts failed data tests: {' | '.join(blocked)}"
+            + (f" (the other {len(written)} report file(s) were written)" if written else "")
         )
     table = "\n".join(
         ["| file | bytes |", "| :--- | ---: |"]

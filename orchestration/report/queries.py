@@ -114,6 +114,17 @@ def _topics(
     return topics
 
 
+def display_name(conn: duckdb.DuckDBPyConnection, repo: str) -> str:
+    """The spelling of `repo` that GitHub uses (or the user registered), for the reader."""
+    try:
+        row = conn.execute(
+            "select display_name from marts.dim_repositories where repo = ?", [repo]
+        ).fetchone()
+    except duckdb.CatalogException:  # a warehouse built before the table existed
+        row = None
+    return row[0] if row else repo
+
+
 def load_week(conn: duckdb.DuckDBPyConnection, repo: str, week_start: date) -> WeekFacts:
     weights = {
         k: float(v) for k, v in _seed(conn, "importance_weights", "factor", "weight").items()
@@ -205,7 +216,7 @@ def load_week(conn: duckdb.DuckDBPyConnection, repo: str, week_start: date) -> W
             [repo, week_start - timedelta(weeks=trailing_weeks), week_start],
         ).fetchone()
     return WeekFacts(
-        repo=repo,
+        repo=display_name(conn, repo),
         week_start=week_start,
         summary=row,
         prs=prs,

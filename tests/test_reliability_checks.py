@@ -1,0 +1,95 @@
+"""A data test that fails names what fails it and stops only the partitions whose rows fail.
+
+A PR number that appears in two weeks of one repository (the first week extracted when the
+PR's merge time said so, the second after it changed) breaks `unique_repo_number` on
+`stg_pull_requests`. That build fails naming the repository, the PR and both weeks, and keeps
+the week's previous report; every other repository's builds and reports go on.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from orchestration.cli import main
+from orchestration.config import SQL_DIR
+from orchestration.models.checks import run_checks
+from orchestration.models.project import load_project
+from orchestration.models.run import RunScope
+from tests.conftest import SAMPLE_DATASET
+
+W29, W30 = "2026-07-13", "2026-07-20"
+
+
+def dataset(tmp_path: Path, name: str, repo: str = "acme/rocket", moved: dict | None = None):
+    """The sample as `repo`'s PRs, with the merge times in `moved` ({number: mergedAt})."""
+    target = tmp_path / name
+    with target.open("w") as out:
+        for line in SAMPLE_DATASET.read_text().splitlines():
+            node = json.loads(line)
+            node["url"] = node["url"].replace("acme/rocket", repo)
+            node["mergedAt"] = (moved or {}).get(node["number"], node["mergedAt"])
+            out.write(json.dumps(node) + "\n")
+    return target
+
+
+def build(repo: str, week: str, source: Path) -> int:
+    return main(["build", "--repo", repo, "--week", week, "--source", f"file:{source}"])
+
+
+def test_a_failing_data_test_names_its_keys_and_blocks_only_its_partition(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    # PR #129 merged on Monday W30; an earlier extract of W29 saw it merged on Sunday
+    before = dataset(tmp_path, "before.jsonl", moved={129: "2026-07-19T23:00:00Z"})
+    assert build("acme/rocket", W29, before) == 0
+    capsys.readouterr()
+
+    assert build("acme/rocket", W30, dataset(tmp_path, "now.jsonl")) == 1
+    err = capsys.readouterr().err
+    (line,) = [e for e in err.splitlines() if e.startswith("prweekly: error:")]
+    assert "unique_repo_number" in line and "stg_pull_requests" in line
+    assert "acme/rocket week 2026-07-13 PR #129" in line
+    assert "acme/rocket week 2026-07-20 PR #129" in line
+    reports = home / "reports" / "acme__rocket"
+    assert sorted(p.name for p in reports.glob("*.md")) == [f"{W29}.en.md", f"{W29}.zh.md"]
+
+    other = dataset(tmp_path, "other.jsonl", repo="acme/other")
+    assert build("acme/other", W30, other) == 0, capsys.readouterr().err
+    assert (home / "reports" / "acme__other" / f"{W30}.en.md").exists()
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as conn:
+        failures = conn.execute(
+            "select model, test, repo, week_start::varchar from checks.data_test_failures "
+            "where model = 'stg_pull_requests' order by all"
+        ).fetchall()
+    # the W30 build rewrote W29 too (the history before its week), so both weeks' rows fail
+    assert failures == [
+        ("stg_pull_requests", "unique_repo_number", "acme/rocket", week) for week in (W29, W30)
+    ]
+
+
+def test_checks_count_only_the_rows_a_run_wrote_and_name_their_partitions(tmp_path: Path):
+    project = load_project(SQL_DIR)
+    model = project.models["stg_pull_requests"]
+    conn = duckdb.connect()
+    conn.execute("create schema staging")
+    conn.execute(
+        "create table staging.stg_pull_requests as select * from (values "
+        "('acme/rocket', date '2026-07-13', 129), ('acme/rocket', date '2026-07-20', 129), "
+        "('acme/rocket', date '2026-07-20', 130), ('acme/other', date '2026-07-20', 129), "
+        "('acme/other', date '2026-07-20', null)) t(repo, week_start, number)"
+    )
+    by_name = {o.test.name: o for o in run_checks(conn, project, model)}
+    assert by_name["unique_repo_number"].partitions == [
+        ("acme/rocket", date(2026, 7, 13)),
+        ("acme/rocket", date(2026, 7, 20)),
+    ]
+    assert by_name["not_null_number"].examples == ["acme/other week 2026-07-20"]
+    other = [RunScope("acme/other", date(2026, 7, 20), date(2026, 7, 20))]
+    scoped = {o.test.name: o for o in run_checks(conn, project, model, other)}
+    assert scoped["unique_repo_number"].passed
+    assert scoped["not_null_number"].failing_rows == 1
