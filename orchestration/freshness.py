@@ -44,17 +44,17 @@ def last_week_reported(context: dg.AssetCheckExecutionContext) -> dg.AssetCheckR
 def unreported_repositories(
     instance: dg.DagsterInstance, week: date
 ) -> tuple[list[str], list[str]]:
-    """Repositories of repositories.yml with no report for `week`, and those whose facts
-    changed after it."""
+    """Repositories of repositories.yml (named as spelt there) with no report for `week`, and
+    those whose facts changed after it. Partitions are the lower-case identity."""
     missing, stale = [], []
-    for repo in sorted(r.name for r in load_repositories(load_settings().home)):
-        key = str(partition_key(repo, week))
+    for entry in sorted(load_repositories(load_settings().home), key=lambda r: r.repo):
+        key = str(partition_key(entry.repo, week))
         reported = _latest(instance, "weekly_report", key)
         facts = _latest(instance, "fct_pull_requests", key)
         if reported is None:
-            missing.append(repo)
+            missing.append(entry.name)
         elif facts is not None and facts > reported:
-            stale.append(repo)
+            stale.append(entry.name)
     return missing, stale
 
 

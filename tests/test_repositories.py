@@ -82,6 +82,17 @@ def test_the_schedule_and_the_freshness_check_follow_the_file(home: Path) -> Non
     assert unreported_repositories(instance, date(2026, 7, 20)) == (["acme/rocket"], [])
 
 
+def test_the_freshness_check_finds_a_report_whatever_the_registered_spelling(home: Path):
+    """The file keeps the spelling typed; the report's partition is the lower-case identity."""
+    save_repositories(home, [Repository("Acme/Rocket")])
+    instance = get_instance(load_settings())
+    assert unreported_repositories(instance, date(2026, 7, 20)) == (["Acme/Rocket"], [])
+    instance.report_runless_asset_event(
+        dg.AssetMaterialization("weekly_report", partition="acme/rocket|2026-07-20")
+    )
+    assert unreported_repositories(instance, date(2026, 7, 20)) == ([], [])
+
+
 def test_removing_a_repository_waits_for_its_running_build(home: Path, capsys) -> None:
     source = f"file:{SAMPLE_DATASET}"
     build = subprocess.Popen(
