@@ -159,16 +159,21 @@ def find(repos: list[Repository], name: str) -> Repository | None:
 
 def merge_spellings(home: Path) -> dict[str, list[str]]:
     """Rewrite the file with one entry per repository if some repository has entries under
-    several spellings (an older prweekly kept them apart); {repo: the spellings merged}."""
-    entries = _read_entries(home)
-    unique = _unique(entries)
-    kept = {r.repo: r.name for r in unique}
-    merged: dict[str, list[str]] = {}
-    for entry in entries:
-        if entry.name != kept[entry.repo]:
-            merged.setdefault(entry.repo, []).append(entry.name)
-    if merged:
-        save_repositories(home, unique)
+    several spellings (an older prweekly kept them apart); {repo: the spellings merged}.
+    The read and the write are one read-modify-write under the registry's lock, like every
+    other, so an entry another process adds meanwhile is kept."""
+    if not registry_path(home).exists():  # nothing to merge: no lock file in a fresh home
+        return {}
+    with registry_lock(home):
+        entries = _read_entries(home)
+        unique = _unique(entries)
+        kept = {r.repo: r.name for r in unique}
+        merged: dict[str, list[str]] = {}
+        for entry in entries:
+            if entry.name != kept[entry.repo]:
+                merged.setdefault(entry.repo, []).append(entry.name)
+        if merged:
+            save_repositories(home, unique)
     return merged
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 import time
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -21,6 +22,8 @@ from orchestration.instance import get_instance
 from orchestration.repositories import (
     Repository,
     load_repositories,
+    merge_spellings,
+    registry_lock,
     remove,
     save_repositories,
     upsert,
@@ -91,6 +94,38 @@ def test_the_freshness_check_finds_a_report_whatever_the_registered_spelling(hom
         dg.AssetMaterialization("weekly_report", partition="acme/rocket|2026-07-20")
     )
     assert unreported_repositories(instance, date(2026, 7, 20)) == ([], [])
+
+
+def test_merging_two_spellings_waits_for_the_registry_lock(home: Path) -> None:
+    """The merge an older home needs is a read-modify-write like any other: it takes its turn,
+    so it cannot write back a file that misses what the lock's holder is adding."""
+    home.mkdir()
+    (home / "repositories.yml").write_text(
+        "repositories:\n- name: acme/rocket\n- name: ACME/Rocket\n  core_paths: [engine/]\n"
+    )
+    holding, release = threading.Event(), threading.Event()
+
+    def holder() -> None:
+        with registry_lock(home):
+            holding.set()
+            release.wait(30)
+            upsert(home, Repository("acme/lander"))
+
+    merged: list = []
+    threads = [threading.Thread(target=holder)]
+    threads[0].start()
+    assert holding.wait(30)
+    threads.append(threading.Thread(target=lambda: merged.append(merge_spellings(home))))
+    threads[1].start()
+    threads[1].join(0.5)
+    assert threads[1].is_alive() and merged == []  # it waits for the lock
+    release.set()
+    for thread in threads:
+        thread.join(30)
+    assert len(merged) == 1  # the holder's write already held one entry per repository
+    entries = {r.name: r.core_paths for r in load_repositories(home)}
+    assert entries == {"acme/lander": [], "acme/rocket": ["engine/"]}  # nothing lost
+    assert "ACME/Rocket" not in (home / "repositories.yml").read_text()
 
 
 def test_removing_a_repository_waits_for_its_running_build(home: Path, capsys) -> None:
