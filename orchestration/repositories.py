@@ -22,6 +22,7 @@ from orchestration.locks import file_lock
 from orchestration.storage import open_temporary
 
 FILE_NAME = "repositories.yml"
+LOCK_NAME = f"{FILE_NAME}.lock"  # held for every read-modify-write of the file
 # libyaml's safe loader and dumper where PyYAML has them: the same YAML, ten times faster
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
@@ -140,7 +141,7 @@ def registry_lock(home: Path) -> Iterator[None]:
 
     Re-entrant within a thread (an flock taken again through another descriptor would wait for
     itself), so a caller can hold it around a check and the write it decides."""
-    path = home / f"{FILE_NAME}.lock"
+    path = home / LOCK_NAME
     held: set[Path] = _held.__dict__.setdefault("paths", set())
     if path in held:
         yield

@@ -2,7 +2,10 @@
 
 Every write goes to a temporary name first and is renamed into place, so a kill leaves at
 worst a temporary file: never read, but never removed either. Each build sweeps them, leaving
-any younger than an hour alone: it may belong to a build still writing it.
+any younger than an hour alone: it may belong to a build still writing it. Temporary names are
+`storage.open_temporary`'s, `.<name>.<random>.tmp` (an older prweekly's `.repositories.yml.*`
+had no suffix); a lock file (`repositories.yml.lock`, `*.duckdb.lock`) is never one, however
+old: it is how processes take turns, and removing it would let two of them in at once.
 """
 
 from __future__ import annotations
@@ -17,12 +20,14 @@ import pyarrow.fs as pafs
 
 from orchestration.compaction import COMPACTED_DIR
 from orchestration.config import Settings
+from orchestration.lake import HISTORY_DIR
+from orchestration.repositories import FILE_NAME, LOCK_NAME
 from orchestration.storage import Location, filesystem_of, join
 
 STALE_SECONDS = 3600
 # (folder, glob) of what a killed write leaves on local disk
 _HOME_PATTERNS = (
-    (".", ".repositories.yml.*"),  # repositories.yml, written atomically
+    (".", f".{FILE_NAME}.*"),  # repositories.yml, written atomically
     (".", ".warehouse.duckdb.*.tmp"),  # a published warehouse being copied
     ("build", "work.copying"),  # the working copy being made
 )
@@ -34,7 +39,7 @@ def _old(mtime: float, now: float, older_than: float) -> bool:
 
 
 def _sweep_store(base: Location, now: float, older_than: float) -> list[str]:
-    """Hidden `.….tmp` files anywhere under `base` (reports, compacted copies)."""
+    """Hidden `.….tmp` files anywhere under `base` (reports, compacted copies, history records)."""
     filesystem, root, prefix = filesystem_of(base)
     removed = []
     for info in filesystem.get_file_info(
@@ -64,7 +69,7 @@ def sweep_stray_files(
     removed: list[str] = []
     for folder, pattern in _HOME_PATTERNS:
         for path in (settings.home / folder).glob(pattern):
-            if path.name.endswith(".lock"):  # a lock file is never a leftover
+            if path.name == LOCK_NAME or path.name.endswith(".lock"):  # never a leftover
                 continue
             try:
                 if path.is_file() and _old(path.stat().st_mtime, now, older_than):
@@ -80,6 +85,7 @@ def sweep_stray_files(
         except (FileNotFoundError, PermissionError):
             continue
     removed += _sweep_store(join(settings.lake_dir, *COMPACTED_DIR), now, older_than)
+    removed += _sweep_store(join(settings.lake_dir, *HISTORY_DIR), now, older_than)
     removed += _sweep_store(settings.reports_dir, now, older_than)
     if removed:
         say(f"removed {len(removed)} temporary file(s) that killed writes left: {removed[:5]}")

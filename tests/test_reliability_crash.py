@@ -242,6 +242,27 @@ def test_builds_killed_at_each_write_leave_old_data_and_a_rerun_is_exact(
     assert not instance.get_runs(filters=dg.RunsFilter(statuses=[dg.DagsterRunStatus.STARTED]))
 
 
+def test_the_sweep_removes_every_kind_of_stray_temporary_but_never_a_lock(home: Path) -> None:
+    """Temporary names as `storage.open_temporary` makes them (`.<name>.<random>.tmp`), in
+    the home and in the lake's history records; lock files are never strays, however old."""
+    from orchestration.sweep import sweep_stray_files
+
+    history = home / "lake" / "raw" / "history" / "repo=acme__rocket"
+    locks = [
+        stray(home / "repositories.yml.lock", 2 * HOUR),
+        stray(home / "build" / "work.duckdb.lock", 2 * HOUR),
+        stray(home / "warehouse.duckdb.lock", 2 * HOUR),
+    ]
+    old = [
+        stray(home / ".repositories.yml.0a1b2c3d4e5f.tmp", 2 * HOUR),
+        stray(history / ".data.parquet.0a1b2c3d4e5f.tmp", 2 * HOUR),
+    ]
+    young = [stray(history / ".data.parquet.5f4e3d2c1b0a.tmp", 60)]
+    removed = sweep_stray_files(load_settings(), lambda _: None)
+    assert sorted(removed) == sorted(str(p) for p in old)
+    assert all(p.exists() for p in locks + young)
+
+
 class _FailingInsert:
     """A connection whose insert into the model fails, as a full disk or a bug would."""
 
