@@ -2,11 +2,12 @@
 
 Before repository names were case-folded, `prweekly build --repo ACME/Rocket` beside
 `acme/rocket` made a second repository: its own lake folder, reports folder, registry entry and
-Dagster partition, and its own rows in the warehouse. The next build merges them: week files and
-report files move to the lower-case folder (where both spellings hold the same week, the newer
-file wins, as a rerun of that week would have), registry entries are joined (the first entry's
-spelling and settings first), and partitions are renamed. The warehouse is then rebuilt from the
-merged lake (see `warehouse_needs_rebuild`). Every merge is said once, naming both spellings.
+Dagster partition, and its own rows in the warehouse. The next build merges them: week files,
+history records (`raw/history/`) and report files move to the lower-case folder (where both
+spellings hold the same file, the newer wins, as a rerun of that week would have), registry
+entries are joined under the registry's lock (the first entry's spelling and settings first),
+and partitions are renamed. The warehouse is then rebuilt from the merged lake (see
+`warehouse_needs_rebuild`). Every merge is said once, naming both spellings.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import duckdb
 import pyarrow.fs as pafs
 
 from orchestration.config import Settings, UsageError, canonical_repo, repo_of_slug, repo_slug
-from orchestration.lake import WEEKS_DIR
+from orchestration.lake import HISTORY_DIR, WEEKS_DIR
 from orchestration.repositories import merge_spellings
 from orchestration.storage import Location, filesystem_of, join
 
@@ -131,6 +132,7 @@ def merge_case_variants(
     """Merge every second spelling in the home into its repository; say and return what."""
     merges = _Merges()
     _merge_tree(join(settings.lake_dir, *WEEKS_DIR), "repo=", "week file(s)", merges)
+    _merge_tree(join(settings.lake_dir, *HISTORY_DIR), "repo=", "history record(s)", merges)
     _merge_tree(settings.reports_dir, "", "report file(s)", merges)
     _drop_variant_copies(settings.lake_dir)
     for repo, names in merge_spellings(settings.home).items():

@@ -91,7 +91,8 @@ def build(repo: str, week: str, dataset: Path) -> int:
 
 def leave_a_second_spelling(home: Path) -> None:
     """What an older prweekly left after `build --repo ACME/Rocket --week W30`: a second lake
-    folder, warehouse rows, a report folder, a registry entry and a Dagster partition."""
+    folder and history record, warehouse rows, a report folder, a registry entry and a Dagster
+    partition."""
     lake = home / "lake" / "raw" / "pull_requests"
     legacy = lake / "repo=ACME__Rocket" / f"week={W30}"
     legacy.mkdir(parents=True)
@@ -102,6 +103,9 @@ def leave_a_second_spelling(home: Path) -> None:
             [str(lake / "repo=acme__rocket" / f"week={W29}" / "data.parquet"),
              str(legacy / "data.parquet")],
         )  # fmt: skip
+    history = home / "lake" / "raw" / "history"  # where its history began, as it recorded it
+    (history / "repo=ACME__Rocket").mkdir(parents=True)
+    shutil.copy(history / "repo=acme__rocket" / "data.parquet", history / "repo=ACME__Rocket")
     shutil.rmtree(home / "build")  # an older prweekly wrote the warehouse itself
     with duckdb.connect(str(home / "warehouse.duckdb")) as conn:
         conn.execute(
@@ -136,6 +140,8 @@ def test_two_spellings_are_one_repository_and_an_old_home_is_merged(
         f"week={W30}",
     ]
     assert sorted(p.name for p in (home / "reports").iterdir()) == ["acme__rocket"]
+    history = home / "lake" / "raw" / "history"
+    assert sorted(p.name for p in history.iterdir()) == ["repo=acme__rocket"]
     instance = get_instance(load_settings())
     assert instance.get_dynamic_partitions(repo_partitions.name) == ["acme/rocket"]
     entries = yaml.safe_load((home / "repositories.yml").read_text())["repositories"]
