@@ -1,9 +1,10 @@
 """A data test that fails names what fails it and stops only the partitions whose rows fail.
 
-A PR number that appears in two weeks of one repository (the first week extracted when the
-PR's merge time said so, the second after it changed) breaks `unique_repo_number` on
+A PR number that appears in two weeks of one repository (one week extracted when the PR's
+merge time said so, the other after it changed) breaks `unique_repo_number` on
 `stg_pull_requests`. That build fails naming the repository, the PR and both weeks, and keeps
-the week's previous report; every other repository's builds and reports go on.
+the previous report of its week and of the later week it would have re-rendered; every other
+repository's builds and reports go on.
 """
 
 from __future__ import annotations
@@ -44,19 +45,22 @@ def build(repo: str, week: str, source: Path) -> int:
 def test_a_failing_data_test_names_its_keys_and_blocks_only_its_partition(
     home: Path, tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:
-    # PR #129 merged on Monday W30; an earlier extract of W29 saw it merged on Sunday
-    before = dataset(tmp_path, "before.jsonl", moved={129: "2026-07-19T23:00:00Z"})
-    assert build("acme/rocket", W29, before) == 0
+    assert main(["build", "--repo", "acme/rocket", "--week", W29, "--to", W30, "--source",
+                 f"file:{dataset(tmp_path, 'now.jsonl')}"]) == 0  # fmt: skip
+    reports = home / "reports" / "acme__rocket"
+    before = {p.name: p.read_bytes() for p in reports.glob("*.md")}
     capsys.readouterr()
 
-    assert build("acme/rocket", W30, dataset(tmp_path, "now.jsonl")) == 1
+    # a second extract of W29 sees PR #129 merged on Sunday, though W30 holds it (Monday)
+    moved = dataset(tmp_path, "before.jsonl", moved={129: "2026-07-19T23:00:00Z"})
+    assert build("acme/rocket", W29, moved) == 1
     err = capsys.readouterr().err
     (line,) = [e for e in err.splitlines() if e.startswith("prweekly: error:")]
     assert "unique_repo_number" in line and "stg_pull_requests" in line
     assert "acme/rocket week 2026-07-13 PR #129" in line
     assert "acme/rocket week 2026-07-20 PR #129" in line
-    reports = home / "reports" / "acme__rocket"
-    assert sorted(p.name for p in reports.glob("*.md")) == [f"{W29}.en.md", f"{W29}.zh.md"]
+    # W29's report, and W30's, which the build would re-render as its facts changed, stay
+    assert {p.name: p.read_bytes() for p in reports.glob("*.md")} == before
 
     other = dataset(tmp_path, "other.jsonl", repo="acme/other")
     assert build("acme/other", W30, other) == 0, capsys.readouterr().err
@@ -66,7 +70,7 @@ def test_a_failing_data_test_names_its_keys_and_blocks_only_its_partition(
             "select model, test, repo, week_start::varchar from checks.data_test_failures "
             "where model = 'stg_pull_requests' order by all"
         ).fetchall()
-    # the W30 build rewrote W29 too (the history before its week), so both weeks' rows fail
+    # the W29 build rewrote W30 too (the later weeks that compare with it): both weeks fail
     assert failures == [
         ("stg_pull_requests", "unique_repo_number", "acme/rocket", week) for week in (W29, W30)
     ]

@@ -124,6 +124,9 @@ def weekly_report(
                             last[lang] = text
             rebuilt = rebuild_scope(scope, settings.lake_dir, history_weeks())
             for week in weeks_to_refresh(conn, settings.reports_dir, scope, rebuilt):
+                if failed := blocked_weeks(conn, scope.repo, week):  # keep its previous report
+                    blocked.append(_blocked_message(scope.repo, week, failed))
+                    continue
                 changed = write_week(conn, settings.reports_dir, scope.repo, week, True)
                 if changed:
                     refreshed.append(f"{scope.repo} {week}")
