@@ -41,10 +41,7 @@ def filesystem_of(location: Location) -> tuple[pafs.FileSystem, str, str]:
 
 def write_bytes(target: Location, data: bytes) -> int:
     """Replace `target` with `data`, so that a reader never sees a partial file."""
-    if isinstance(target, Path):
-        _write_local(target, data)
-        return len(data)
-    filesystem, path = pafs.FileSystem.from_uri(target)
+    filesystem, path, _ = filesystem_of(target)
     if isinstance(filesystem, pafs.LocalFileSystem):
         _write_local(Path(path), data)
     else:
@@ -86,12 +83,12 @@ def open_temporary(target: Path) -> tuple[int, str]:
 
 def read_bytes(target: Location) -> bytes | None:
     """The file's content, or None when there is no such file."""
-    if isinstance(target, Path):
+    filesystem, path, _ = filesystem_of(target)
+    if isinstance(filesystem, pafs.LocalFileSystem):
         try:
-            return target.read_bytes()
+            return Path(path).read_bytes()
         except FileNotFoundError:
             return None
-    filesystem, path = pafs.FileSystem.from_uri(target)
     if filesystem.get_file_info(path).type == pafs.FileType.NotFound:
         return None
     with filesystem.open_input_stream(path) as stream:
@@ -100,9 +97,9 @@ def read_bytes(target: Location) -> bytes | None:
 
 def delete(target: Location) -> None:
     """Remove a file if it exists."""
-    if isinstance(target, Path):
-        target.unlink(missing_ok=True)
+    filesystem, path, _ = filesystem_of(target)
+    if isinstance(filesystem, pafs.LocalFileSystem):
+        Path(path).unlink(missing_ok=True)
         return
-    filesystem, path = pafs.FileSystem.from_uri(target)
     if filesystem.get_file_info(path).type != pafs.FileType.NotFound:
         filesystem.delete_file(path)
