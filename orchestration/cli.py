@@ -44,14 +44,15 @@ def build(repo: str, first: date, last: date, source: str | None) -> list[Path]:
     The repository is registered (with `source`, when given) only once its extract worked, so a
     misspelt name does not join the Monday schedule."""
     from orchestration import dagster_run
-    from orchestration.repositories import absolute_source, source_of
+    from orchestration.repositories import source_of
+    from orchestration.sources import parse_source
 
     typed, repo = validate_repo(repo), canonical_repo(repo)  # one repository whatever the case
     weeks = weeks_between(first, last)
     for week in (first, last):
         check_week_ended(week)
     settings = load_settings()
-    source = absolute_source(source) if source else None
+    source = parse_source(source).absolute() if source else None
     effective = source or source_of(settings.home, repo) or settings.source
     _check_source(effective, settings)
     label = iso_label(first) if first == last else f"{iso_label(first)}..{iso_label(last)}"
@@ -82,10 +83,10 @@ def register_built(settings: Settings, name: str, source: str | None) -> None:
 
 def _check_source(source: str, settings: Settings) -> None:
     """Fail before Dagster starts when the source cannot work at all (no file, no token)."""
-    from orchestration.sources import check_dataset_file, open_source
+    from orchestration.sources import check_dataset_file, open_source, parse_source
 
-    if source.startswith("file:"):
-        check_dataset_file(Path(source.removeprefix("file:")))
+    if (path := parse_source(source).path) is not None:
+        check_dataset_file(path)
     opened = open_source(source, settings)  # the github source checks its URL and token here
     close = getattr(opened, "close", None)
     if close:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from orchestration.cli_sql import print_table
 from orchestration.config import (
@@ -49,13 +48,13 @@ def manage_repositories(args: argparse.Namespace) -> None:
             raise UsageError(f"--area {rule!r} is not PREFIX=AREA, e.g. src/rollout/=rollout")
         rules[prefix.strip()] = area.strip()
     source = args.source
-    if source and source.startswith("file:"):  # scheduled runs start elsewhere: keep it absolute
-        from orchestration.sources import check_dataset_file
+    if source:  # scheduled runs start elsewhere: keep a file's path absolute
+        from orchestration.sources import check_dataset_file, parse_source
 
-        path = check_dataset_file(Path(source.removeprefix("file:")).expanduser().resolve())
-        source = f"file:{path}"
-    elif source and source != "github":
-        raise UsageError(f"unknown source {source!r}: use 'github' or 'file:PATH'")
+        spec = parse_source(source)
+        if spec.path is not None:
+            check_dataset_file(spec.path.resolve())
+        source = spec.absolute()
     entry, created = upsert(
         settings.home, Repository(name, source, sorted(set(args.core_path)), rules)
     )

@@ -8,7 +8,6 @@ An entry's `name` keeps the spelling the user typed first; its identity is the l
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -19,7 +18,7 @@ import yaml
 
 from orchestration.config import UsageError, canonical_repo, validate_repo
 from orchestration.locks import file_lock
-from orchestration.storage import open_temporary
+from orchestration.storage import write_bytes
 
 FILE_NAME = "repositories.yml"
 LOCK_NAME = f"{FILE_NAME}.lock"  # held for every read-modify-write of the file
@@ -124,10 +123,7 @@ def save_repositories(home: Path, repos: list[Repository]) -> Path:
         sort_keys=False,
         allow_unicode=True,
     )
-    fd, tmp = open_temporary(path)  # follows the umask, unlike tempfile.mkstemp
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(HEADER + body)
-    os.replace(tmp, path)
+    write_bytes(path, (HEADER + body).encode("utf-8"))
     return path
 
 
@@ -193,13 +189,6 @@ def upsert(home: Path, repo: Repository) -> tuple[Repository, bool]:
         existing.area_rules = {**existing.area_rules, **repo.area_rules}
         save_repositories(home, repos)
         return existing, False
-
-
-def absolute_source(source: str) -> str:
-    """`file:PATH` with PATH made absolute (scheduled and UI runs start elsewhere)."""
-    if source.startswith("file:"):
-        return f"file:{Path(source.removeprefix('file:')).expanduser().resolve()}"
-    return source
 
 
 def source_of(home: Path, name: str) -> str | None:
