@@ -44,8 +44,9 @@ def write_lake(dataset: Path, repo: str, lake: Path) -> int:
     """The dataset's whole history as the extract writes it: one Parquet file a week (empty
     for a quiet one), and the week of the first PR, so the history is known to be complete."""
     from orchestration.history import write_origin
-    from orchestration.lake import to_row, write_partition
+    from orchestration.lake import write_partition
     from orchestration.sources.file import FileSource
+    from orchestration.sources.nodes import to_row
     from orchestration.weeks import weeks_between
 
     weeks: dict[date, list[dict]] = defaultdict(list)
@@ -62,9 +63,9 @@ def write_lake(dataset: Path, repo: str, lake: Path) -> int:
 def build(home: Path, datasets: dict[str, Path]) -> duckdb.DuckDBPyConnection:
     """Every model over the datasets' lake, from an empty warehouse; returns its connection."""
     from orchestration.config import SQL_DIR
+    from orchestration.lake_sources import lake_sources
+    from orchestration.models.build import build as build_models
     from orchestration.models.project import load_project
-    from orchestration.models.repository_settings import load_repository_settings
-    from orchestration.models.run import load_seeds, materialize
 
     lake = home / "lake"
     for repo, dataset in datasets.items():
@@ -74,13 +75,7 @@ def build(home: Path, datasets: dict[str, Path]) -> duckdb.DuckDBPyConnection:
     project = load_project(SQL_DIR)
     conn = duckdb.connect(str(home / "warehouse.duckdb"))
     began = time.perf_counter()
-    load_seeds(conn, project)
-    load_repository_settings(conn, home)
-    seconds = {}
-    for name in project.order:
-        start = time.perf_counter()
-        materialize(conn, project, project.models[name], lake_dir=lake, scope=None)
-        seconds[name] = time.perf_counter() - start
+    seconds = build_models(conn, project, None, sources=lake_sources(lake, home)).seconds
     ranked = sorted(seconds.items(), key=lambda item: -item[1])[:4]
     slowest = ", ".join(f"{name} {s:.1f} s" for name, s in ranked)
     log(f"every model built in {time.perf_counter() - began:.1f} s (slowest: {slowest})")

@@ -47,8 +47,9 @@ def write_lake(home: Path, repo: str, dataset: Path) -> int:
     """Every PR of `dataset` into the lake, one file per week from its first week to its last,
     and the week of the first PR, as the extract records it for a file."""
     from orchestration.history import write_origin
-    from orchestration.lake import to_row, write_partition
+    from orchestration.lake import write_partition
     from orchestration.sources.file import FileSource
+    from orchestration.sources.nodes import to_row
     from orchestration.weeks import weeks_between
 
     source = FileSource(dataset)
@@ -66,18 +67,15 @@ def write_lake(home: Path, repo: str, dataset: Path) -> int:
 def build_models(home: Path) -> Path:
     """Every model from an empty warehouse over the lake, through the model runner."""
     from orchestration.config import SQL_DIR
+    from orchestration.lake_sources import lake_sources
+    from orchestration.models.build import build
     from orchestration.models.project import load_project
-    from orchestration.models.repository_settings import load_repository_settings
-    from orchestration.models.run import load_seeds, materialize
     from orchestration.warehouse import connect
 
     project = load_project(SQL_DIR)
     warehouse = home / "warehouse.duckdb"
     with connect(warehouse) as conn:
-        load_seeds(conn, project)
-        load_repository_settings(conn, home)
-        for name in project.order:
-            materialize(conn, project, project.models[name], lake_dir=home / "lake", scope=None)
+        build(conn, project, None, sources=lake_sources(home / "lake", home))
     return warehouse
 
 

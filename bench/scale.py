@@ -8,7 +8,7 @@ so that peak memory (`ru_maxrss`) belongs to the step alone:
   (`orchestration/compaction.py`), timed once after generating;
 - **build**: every SQL model in dependency order over the whole lake, from an empty warehouse
   (seeds loaded, incremental models built from scratch), through the model runner that the
-  Dagster assets call (`orchestration.models.run.materialize`); then once more from the week
+  Dagster assets call (`orchestration.models.build.build`); then once more from the week
   files alone, as for a lake an older prweekly wrote;
 - **add week**: one more week for one repository written to the lake, then every incremental
   model materialised for that repository and week, as a one-week build does;
@@ -64,7 +64,7 @@ def ensure_lake(repos: int, weeks: int, prs: int, log=print) -> tuple[Path, dict
 @contextmanager
 def week_files_only(home: Path) -> Iterator[None]:
     """The lake as an older prweekly left it: its compacted copies moved aside for a while."""
-    from orchestration.compaction import COMPACTED_DIR
+    from orchestration.lake import COMPACTED_DIR
 
     copies = home.joinpath("lake", *COMPACTED_DIR)
     aside = home / "compacted-aside"
@@ -88,23 +88,18 @@ def step_build(home: Path, warehouse: Path, week_files: bool = False) -> dict:
         with week_files_only(home):
             return step_build(home, warehouse)
     from orchestration.config import SQL_DIR
+    from orchestration.lake_sources import lake_sources
+    from orchestration.models.build import build
     from orchestration.models.project import load_project
-    from orchestration.models.repository_settings import load_repository_settings
-    from orchestration.models.run import load_seeds, materialize
     from orchestration.warehouse import connect
 
     project = load_project(SQL_DIR)
     for path in (warehouse, warehouse.with_name(warehouse.name + ".wal")):
         path.unlink(missing_ok=True)
-    models: dict[str, float] = {}
     began = time.perf_counter()
     with connect(warehouse) as conn:
-        load_seeds(conn, project)
-        load_repository_settings(conn, home)  # none configured: empty tables
-        for name in project.order:
-            start = time.perf_counter()
-            materialize(conn, project, project.models[name], lake_dir=home / "lake", scope=None)
-            models[name] = round(time.perf_counter() - start, 3)
+        built = build(conn, project, None, sources=lake_sources(home / "lake", home))
+        models = built.seconds
         (prs,) = conn.execute("select count(*) from marts.fct_pull_requests").fetchone()
     return {
         "seconds": round(time.perf_counter() - began, 3),
@@ -119,9 +114,10 @@ def step_add_week(home: Path, warehouse: Path, repo: str, week_index: int) -> di
     from bench.generate import generate_repo, week_of
     from orchestration.config import SQL_DIR
     from orchestration.history import history_weeks, rebuild_scope
+    from orchestration.lake_sources import lake_sources
+    from orchestration.models.build import build
     from orchestration.models.project import load_project
-    from orchestration.models.repository_settings import load_repository_settings
-    from orchestration.models.run import RunScope, materialize
+    from orchestration.run_scope import RunScope
     from orchestration.warehouse import connect
 
     project = load_project(SQL_DIR)
@@ -131,17 +127,16 @@ def step_add_week(home: Path, warehouse: Path, repo: str, week_index: int) -> di
     lake_seconds = time.perf_counter() - began
     # as a build does: the week, the history before it, and any later week extracted
     scope = rebuild_scope(RunScope(repo, week, week), home / "lake", history_weeks())
-    models: dict[str, float] = {}
-    modes = set()
+    incremental = [n for n in project.order if project.models[n].materialized == "incremental"]
     with connect(warehouse) as conn:
-        load_repository_settings(conn, home)
-        for name in project.order:
-            model = project.models[name]
-            if model.materialized != "incremental":
-                continue
-            start = time.perf_counter()
-            modes.add(materialize(conn, project, model, lake_dir=home / "lake", scope=scope))
-            models[name] = round(time.perf_counter() - start, 3)
+        built = build(
+            conn,
+            project,
+            scope.partitions(),
+            select=incremental,
+            sources=lake_sources(home / "lake", home),
+        )
+        models, modes = built.seconds, set(built.modes.values())
         (prs,) = conn.execute(
             "select count(*) from marts.fct_pull_requests where repo = ? and week_start = ?",
             [repo, week],

@@ -35,14 +35,14 @@ import duckdb
 from orchestration.case_merge import warehouse_needs_rebuild
 from orchestration.config import Settings
 from orchestration.locks import acquire_lock, file_lock, release_lock
-from orchestration.models.run import RunScope, sql_string
+from orchestration.models.build import REBUILT
+from orchestration.models.render import sql_string
+from orchestration.run_scope import RunScope
 from orchestration.warehouse import apply_duckdb_init, rollback
 
 Say = Callable[[str], None]
 PENDING = "_build.pending"
-# kinds of note: `weeks` (an incremental model's weeks), `whole` (a small table rebuilt whole:
-# seeds, settings, a `table` model) and `rebuilt` (a model rebuilt from the lake, or a view)
-WEEKS, WHOLE, REBUILT = "weeks", "whole", "rebuilt"
+# a note's kind is the runner's (orchestration/models/build.py): `weeks`, `whole` or `rebuilt`
 WEEKS_FILTER = "repo = $repo and week_start between $first and $last"
 
 

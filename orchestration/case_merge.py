@@ -20,12 +20,11 @@ import duckdb
 import pyarrow.fs as pafs
 
 from orchestration.config import Settings, UsageError, canonical_repo, repo_of_slug, repo_slug
-from orchestration.lake import HISTORY_DIR, WEEKS_DIR
+from orchestration.lake import COMPACTED_DIR, HISTORY_DIR, WEEKS_DIR
 from orchestration.repositories import merge_spellings
 from orchestration.storage import Location, filesystem_of, join
 
 Say = Callable[[str], None]
-COMPACTED_DIR = ("raw", "pull_requests_compacted")
 
 
 def _variant_folders(filesystem: pafs.FileSystem, root: str, prefix: str) -> dict[str, str]:

@@ -37,28 +37,24 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from orchestration.config import repo_slug
+from orchestration.lake import COMPACTED_DIR, WEEKS
 from orchestration.lake_files import Listing, WeekFile, list_week_files
 from orchestration.storage import Location, filesystem_of, join, write_bytes
 from orchestration.warehouse import apply_duckdb_init
 from orchestration.weeks import monday_of
 
-COMPACTED_DIR = ("raw", "pull_requests_compacted")
 MANIFEST_KEY = "prweekly.compacted_from"  # the footer entry that lists a copy's week files
 # A copy is remade once this many finished weeks are missing from it: a weekly run then
 # rewrites a repository's copy every fourth week, and a full build reads at most three week
 # files per repository beside it.
 MIN_NEW_WEEKS = 4
 SUPERSEDED_SECONDS = 3600  # an older copy is removed once a newer one is this old
-# The week files as a full build reads them: their folder keys as columns (typed as
-# `sql/sources.yml` types them), after the rows kept from the previous copy.
-READ_WEEKS = (
-    "select * from read_parquet($files, hive_partitioning = true, "
-    "hive_types = {'repo': 'varchar', 'week': 'date'}) order by week, number"
-)
+# The week files as a full build reads them: their folder keys as columns (typed as the
+# lake's layout types them), after the rows kept from the previous copy.
+READ_WEEKS = f"select * from read_parquet($files, {WEEKS.hive_options()}) order by week, number"
 READ_WEEKS_AFTER_KEPT = (
     "select * from kept union all by name select * from read_parquet($files, "
-    "hive_partitioning = true, hive_types = {'repo': 'varchar', 'week': 'date'}) "
-    "order by week, number"
+    f"{WEEKS.hive_options()}) order by week, number"
 )
 _COPY_NAME = re.compile(r"(\d{8}T\d{12})Z-([0-9a-f]{64})\.parquet")
 _CHUNK = 1 << 20

@@ -16,11 +16,13 @@ from orchestration.history import (
     plan_extract,
     write_origin,
 )
-from orchestration.lake import SourceDataError, to_row, write_partition
-from orchestration.models.run import RunScope
+from orchestration.lake import write_partition
 from orchestration.partitions import scopes_of, weekly_partitions
+from orchestration.records import SourceDataError
 from orchestration.resources import PrweeklyResource
+from orchestration.run_scope import RunScope
 from orchestration.sources import PullRequestSource, open_source
+from orchestration.sources.nodes import to_row
 from orchestration.storage import Location
 from orchestration.sweep import sweep_stray_files
 from orchestration.weeks import week_window

@@ -24,12 +24,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from orchestration.config import SQL_DIR, UsageError, canonical_repo, repo_slug
-from orchestration.lake import HISTORY_DIR
+from orchestration.lake import history_file
 from orchestration.lake_files import list_week_files
 from orchestration.models.project import load_project
-from orchestration.models.run import RunScope
+from orchestration.run_scope import RunScope
 from orchestration.sources import PullRequestSource
-from orchestration.storage import Location, join, write_bytes
+from orchestration.storage import Location, write_bytes
 from orchestration.weeks import FIRST_WEEK, iso_label, monday_of, week_window, weeks_between
 
 HISTORY_SCHEMA = pa.schema(
@@ -45,9 +45,9 @@ HISTORY_SCHEMA = pa.schema(
 
 @cache
 def history_weeks(root: Path = SQL_DIR) -> int:
-    """The longest lookback the SQL project declares: a model's `lookback_weeks`, or a
-    `*_weeks` threshold in seeds/thresholds.csv (revert_lookback_weeks, hotspot_weeks, ...)."""
-    weeks = [model.lookback_weeks for model in load_project(root).models.values()]
+    """The longest lookback the SQL project declares: a model's `lookback` (the project's
+    `lookback_weeks`), or a `*_weeks` threshold in seeds/thresholds.csv (hotspot_weeks, ...)."""
+    weeks = [model.lookback for model in load_project(root).models.values()]
     with open(root / "seeds" / "thresholds.csv", newline="", encoding="utf-8") as seed:
         rows = csv.DictReader(seed)
         weeks += [int(float(row["value"])) for row in rows if row["name"].endswith("_weeks")]
@@ -122,7 +122,7 @@ def write_origin(lake_dir: Location, repo: str, origin: date, source: str) -> Lo
     }
     buffer = pa.BufferOutputStream()
     pq.write_table(pa.Table.from_pylist([row], schema=HISTORY_SCHEMA), buffer)
-    target = join(lake_dir, *HISTORY_DIR, f"repo={repo_slug(repo)}", "data.parquet")
+    target = history_file(lake_dir, repo)
     write_bytes(target, buffer.getvalue().to_pybytes())
     return target
 
@@ -131,7 +131,7 @@ def rebuild_scope(scope: RunScope, lake_dir: Location, lookback: int) -> RunScop
     """The weeks the models rebuild for a run's weeks: `lookback` weeks before them (the
     history the extract may just have added) through the repository's last extracted week
     (later weeks whose trends, hotspots and first-time authors depend on these). A weekly run
-    of the latest week has no later weeks; models with `lookback_weeks` reach further back."""
+    of the latest week has no later weeks; models with a `lookback` reach further back."""
     extracted = list_week_files(lake_dir, scope.repo).weeks.get(repo_slug(scope.repo), {})
     return RunScope(
         scope.repo,

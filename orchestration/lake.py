@@ -1,23 +1,22 @@
-"""The raw lake: one Parquet file per repository and week, with an explicit schema.
+"""The raw lake: its layout (one place), its schema and its atomic week writes.
 
-Records arrive as GitHub GraphQL `PullRequest` nodes (from the API or a JSONL file). A field the
-source does not hold (for example `reviews` in a dataset made from git history) is stored as NULL,
-never as an empty list, so the models can tell "unknown" from "none".
+One Parquet file per repository and week, with an explicit schema; the rows come from the
+sources already checked (`orchestration/sources/nodes.py`). A field a source does not hold is
+stored as NULL, never as an empty list, so the models can tell "unknown" from "none".
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
-from datetime import UTC, date, datetime
-from typing import Any
+from dataclasses import dataclass
+from datetime import date
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from orchestration.config import repo_slug
+from orchestration.records import SourceDataError
 from orchestration.storage import Location, join, write_bytes
-from orchestration.weeks import monday_of
 
 FILE_CHANGE = pa.struct(
     [
@@ -67,205 +66,34 @@ PULL_REQUEST_SCHEMA = pa.schema(
 )
 
 
-class SourceDataError(ValueError):
-    """A record that cannot be trusted; the partition fails instead of storing a guess."""
+@dataclass(frozen=True)
+class LakeFolder:
+    """A folder of the lake, and the keys its sub-folders are named by (`repo=<owner>__<name>`,
+    `week=<monday>`) with their DuckDB types: one `data.parquet` at the end of each path."""
+
+    parts: tuple[str, ...]
+    keys: tuple[tuple[str, str], ...]
+
+    def hive_options(self) -> str:
+        """How DuckDB reads the keys from each file's path (a filter on them then opens only
+        the matching files; a key that is also a column takes the folder's value)."""
+        types = ", ".join(f"'{key}': '{kind}'" for key, kind in self.keys)
+        return f"hive_partitioning = true, hive_types = {{{types}}}"
 
 
-def parse_timestamp(value: Any, field: str, number: Any = None) -> datetime | None:
-    if value is None:
-        return None
-    try:
-        parsed = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-    except ValueError:
-        raise SourceDataError(f"PR #{number}: {field} {value!r} is not an ISO timestamp") from None
-    if parsed.tzinfo is None:
-        raise SourceDataError(f"PR #{number}: {field} {value!r} has no time zone")
-    return parsed.astimezone(UTC)
+# The lake's layout, the one place it is written (sql/sources.yml names these folders).
+WEEKS = LakeFolder(("raw", "pull_requests"), (("repo", "varchar"), ("week", "date")))
+HISTORY = LakeFolder(("raw", "history"), (("repo", "varchar"),))  # one file per repository
+COMPACTED_DIR = ("raw", "pull_requests_compacted")  # <slug>/<time>Z-<sha256>.parquet
+FOLDERS = {"pull_requests": WEEKS, "history": HISTORY}
+DATA_FILE = "data.parquet"  # the one file at the end of each path
+WEEKS_DIR = WEEKS.parts
+HISTORY_DIR = HISTORY.parts
 
 
-INT64_MAX = 2**63 - 1
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _text(value: Any, field: str, number: Any) -> str | None:
-    """Text as stored: None stays unknown; lone surrogates (invalid Unicode, e.g. a JSON
-    `"\\ud800"`) become U+FFFD so the PR is kept and Parquet's UTF-8 accepts it."""
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise SourceDataError(f"PR #{number}: {field} should be text, got {_kind(value)}")
-    return _SURROGATE.sub("\ufffd", value)
-
-
-def _kind(value: Any) -> str:
-    return {dict: "an object", list: "a list", bool: "a boolean", str: "text"}.get(
-        type(value), type(value).__name__
-    ) + f" ({_preview(value)})"
-
-
-def _preview(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def _login(actor: Any, field: str, number: Any) -> str | None:
-    if actor is None:
-        return None
-    if not isinstance(actor, dict):
-        raise SourceDataError(
-            f"PR #{number}: {field} should be an object with a login, got {_kind(actor)}"
-        )
-    return _text(actor.get("login"), f"{field}.login", number)
-
-
-def _object(value: Any, field: str, number: Any) -> dict:
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise SourceDataError(f"PR #{number}: {field} should be an object, got {_kind(value)}")
-    return value
-
-
-def _nodes(connection: Any, field: str = "connection", number: Any = None) -> list[dict] | None:
-    """Nodes of a GraphQL connection, or None when the source did not provide it."""
-    if connection is None:
-        return None
-    if not isinstance(connection, dict):
-        raise SourceDataError(
-            f'PR #{number}: {field} should be a connection object ({{"nodes": [...]}}), '
-            f"got {_kind(connection)}"
-        )
-    nodes = connection.get("nodes") or []
-    if not isinstance(nodes, list):
-        raise SourceDataError(f"PR #{number}: {field}.nodes should be a list, got {_kind(nodes)}")
-    for node in nodes:
-        if node is not None and not isinstance(node, dict):
-            raise SourceDataError(
-                f"PR #{number}: {field}.nodes should hold objects, got {_kind(node)}"
-            )
-    return [n for n in nodes if n is not None]
-
-
-def _count(value: Any, field: str, number: Any) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise SourceDataError(f"PR #{number}: {field} {_preview(value)} is not an integer")
-    if value < 0:
-        raise SourceDataError(f"PR #{number}: {field} {value} is negative")
-    if value > INT64_MAX:
-        raise SourceDataError(f"PR #{number}: {field} {value} is too large")
-    return value
-
-
-def _flag(value: Any, field: str, number: Any) -> bool | None:
-    if value is None or isinstance(value, bool):
-        return value
-    raise SourceDataError(f"PR #{number}: {field} should be true or false, got {_kind(value)}")
-
-
-def _file(node: dict, number: Any) -> dict:
-    return {
-        "path": _text(node.get("path"), "files.path", number),
-        "additions": _count(node.get("additions"), "files.additions", number),
-        "deletions": _count(node.get("deletions"), "files.deletions", number),
-        "change_type": _text(node.get("changeType"), "files.changeType", number),
-    }
-
-
-def _from_files(files: list[dict] | None, total: Any, key: str) -> int | None:
-    """A PR-level count the source left out, summed from its files when they are all there."""
-    if files is None or (isinstance(total, int) and total != len(files)):
-        return None
-    if key == "changed_files":
-        return len(files)
-    values = [f[key] for f in files]
-    return None if any(v is None for v in values) else sum(values)
-
-
-def to_row(node: dict, repo: str) -> dict:
-    """Flatten one `PullRequest` node into a lake row, in the week of its `mergedAt` (UTC).
-
-    Every field is checked: a wrong type or a negative count raises `SourceDataError` naming
-    the PR and the field; unknown extra fields are ignored; an absent optional field is NULL;
-    absent PR-level counts are summed from the files when every file is present.
-    """
-    number = node.get("number")
-    if isinstance(number, bool) or not isinstance(number, int) or number < 1:
-        raise SourceDataError(f"a pull request has no valid number: {number!r}")
-    merged_at = parse_timestamp(node.get("mergedAt"), "mergedAt", number)
-    if merged_at is None:
-        raise SourceDataError(f"PR #{number} has no mergedAt")
-    files_connection = node.get("files")
-    files = _nodes(files_connection, "files", number)
-    reviews = _nodes(node.get("reviews"), "reviews", number)
-    threads = _nodes(node.get("reviewThreads"), "reviewThreads", number)
-    labels = _nodes(node.get("labels"), "labels", number)
-    comments = _object(node.get("comments"), "comments", number)
-    file_rows = None if files is None else [_file(f, number) for f in files]
-    total = files_connection.get("totalCount") if isinstance(files_connection, dict) else None
-    counts = {}
-    for key, field in (
-        ("additions", "additions"),
-        ("deletions", "deletions"),
-        ("changed_files", "changedFiles"),
-    ):
-        counts[key] = _count(node.get(field), field, number)
-        if counts[key] is None:
-            counts[key] = _from_files(file_rows, total, key)
-    return {
-        "repo": repo,
-        "week_start": monday_of(merged_at.date()),
-        "number": number,
-        "title": _text(node.get("title"), "title", number),
-        "body": _text(node.get("body"), "body", number),
-        "url": _text(node.get("url"), "url", number),
-        "author": _login(node.get("author"), "author", number),
-        "created_at": parse_timestamp(node.get("createdAt"), "createdAt", number),
-        "merged_at": merged_at,
-        "merged_by": _login(node.get("mergedBy"), "mergedBy", number),
-        **counts,
-        "base_ref": _text(node.get("baseRefName"), "baseRefName", number),
-        "is_draft": _flag(node.get("isDraft"), "isDraft", number),
-        "merge_commit": _text(
-            _object(node.get("mergeCommit"), "mergeCommit", number).get("oid"),
-            "mergeCommit.oid",
-            number,
-        ),
-        "comments_count": _count(comments.get("totalCount"), "comments.totalCount", number),
-        "files": file_rows,
-        "labels": None
-        if labels is None
-        else [_text(label.get("name"), "labels.name", number) for label in labels],
-        "reviews": None
-        if reviews is None
-        else [
-            {
-                "state": _text(r.get("state"), "reviews.state", number),
-                "author": _login(r.get("author"), "reviews.author", number),
-                "submitted_at": parse_timestamp(
-                    r.get("submittedAt"), "reviews.submittedAt", number
-                ),
-            }
-            for r in reviews
-        ],
-        "review_threads": None if threads is None else [_thread(t, number) for t in threads],
-    }
-
-
-def _thread(thread: dict, number: Any = None) -> dict:
-    first = (_nodes(thread.get("comments"), "reviewThreads.comments", number) or [{}])[0]
-    return {
-        "is_resolved": _flag(thread.get("isResolved"), "reviewThreads.isResolved", number),
-        "is_outdated": _flag(thread.get("isOutdated"), "reviewThreads.isOutdated", number),
-        "path": _text(thread.get("path"), "reviewThreads.path", number),
-        "author": _login(first.get("author"), "reviewThreads.author", number),
-        "body": _text(first.get("body"), "reviewThreads.body", number),
-    }
-
-
-WEEKS_DIR = ("raw", "pull_requests")  # under the lake: repo=<owner>__<name>/week=<monday>/
-HISTORY_DIR = ("raw", "history")  # under the lake: repo=<owner>__<name>/data.parquet
+def history_file(lake_dir: Location, repo: str) -> Location:
+    """Where the lake records where `repo`'s history begins."""
+    return join(lake_dir, *HISTORY.parts, f"repo={repo_slug(repo)}", DATA_FILE)
 
 
 def partition_dir(lake_dir: Location, repo: str, week_start: date) -> Location:
@@ -300,11 +128,11 @@ def write_partition(
         table = table.replace_schema_metadata({**(table.schema.metadata or {}), **metadata})
     buffer = pa.BufferOutputStream()
     pq.write_table(table, buffer, compression="zstd")
-    target = join(partition_dir(lake_dir, repo, week_start), "data.parquet")
+    target = join(partition_dir(lake_dir, repo, week_start), DATA_FILE)
     write_bytes(target, buffer.getvalue().to_pybytes())
     return target
 
 
 def lake_glob(lake_dir: Location) -> str:
     """The glob DuckDB reads for the raw pull requests source."""
-    return str(join(lake_dir, *WEEKS_DIR, "*", "*", "data.parquet"))
+    return str(join(lake_dir, *WEEKS_DIR, "*", "*", DATA_FILE))

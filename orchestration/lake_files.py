@@ -18,10 +18,9 @@ from datetime import date
 import pyarrow.fs as pafs
 
 from orchestration.config import UsageError, repo_of_slug, repo_slug
-from orchestration.lake import WEEKS_DIR
+from orchestration.lake import DATA_FILE, WEEKS_DIR
 from orchestration.storage import Location, filesystem_of, join
 
-WEEK_FILE = "data.parquet"
 _IN_FLIGHT = re.compile(r"\.data\..+\.tmp")
 
 
@@ -89,7 +88,7 @@ def list_week_files(lake_dir: Location, repo: str | None = None) -> Listing:
         slug, week = (_slug(parts[0]), _week(parts[1])) if len(parts) == 3 else (None, None)
         if slug is None or week is None:
             listing.skipped.append(prefix + info.path)
-        elif parts[2] == WEEK_FILE:
+        elif parts[2] == DATA_FILE:
             found = WeekFile(prefix + info.path, info.size, info.mtime_ns)
             listing.weeks.setdefault(slug, {})[week] = found
         elif not _IN_FLIGHT.fullmatch(parts[2]):
@@ -106,7 +105,7 @@ def list_repository_files(
     found, skipped = [], []
     for parts, info, prefix in _walk(lake_dir, folder, repo):
         slug = _slug(parts[0]) if len(parts) == 2 else None
-        if slug is not None and parts[1] == WEEK_FILE:
+        if slug is not None and parts[1] == DATA_FILE:
             found.append(prefix + info.path)
         elif slug is None or not _IN_FLIGHT.fullmatch(parts[1]):
             skipped.append(prefix + info.path)

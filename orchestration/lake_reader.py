@@ -19,6 +19,7 @@ from orchestration.compaction import ReadPlan, plan_full_read
 from orchestration.config import repo_of_slug
 from orchestration.lake_files import Listing, list_repository_files, list_week_files
 from orchestration.storage import Location
+from orchestration.warehouse import relation_exists
 
 Say = Callable[[str], None]
 SHOWN = 10  # at most this many paths in one message
@@ -96,12 +97,7 @@ def check_extracted_weeks(
 ) -> None:
     """Fail, naming them, when weeks that `relation` (the warehouse's record of what was
     extracted) knows of have no file in the lake: a rebuild would silently drop them."""
-    schema, name = relation.split(".")
-    (exists,) = conn.execute(
-        "select count(*) from information_schema.tables where table_schema = ? and table_name = ?",
-        [schema, name],
-    ).fetchone()
-    if not exists:
+    if not relation_exists(conn, relation):
         return
     known = conn.execute(
         f"select distinct lower(repo), week_start from {relation} "

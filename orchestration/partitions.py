@@ -11,7 +11,7 @@ from datetime import date
 
 import dagster as dg
 
-from orchestration.models.run import RunScope
+from orchestration.run_scope import RunScope
 from orchestration.weeks import FIRST_WEEK
 
 REPO_DIMENSION = "repo"

@@ -12,7 +12,7 @@ from pathlib import Path
 import duckdb
 
 from orchestration.repositories import load_repositories
-from orchestration.warehouse import rollback
+from orchestration.warehouse import transaction
 
 SCHEMA = "settings"
 SETTINGS_RELATIONS = tuple(f"{SCHEMA}.{t}" for t in ("repositories", "area_rules", "core_paths"))
@@ -26,8 +26,7 @@ def load_repository_settings(conn: duckdb.DuckDBPyConnection, home: Path) -> Non
     cores = [
         (r.repo, prefix, "configured in repositories.yml") for r in repos for prefix in r.core_paths
     ]
-    conn.execute("begin transaction")
-    try:
+    with transaction(conn):
         conn.execute(f"create schema if not exists {SCHEMA}")
         conn.execute(f"create or replace table {SCHEMA}.repositories (repo varchar, name varchar)")
         conn.execute(
@@ -44,7 +43,3 @@ def load_repository_settings(conn: duckdb.DuckDBPyConnection, home: Path) -> Non
             conn.executemany(f"insert into {SCHEMA}.area_rules values (?, ?, ?)", rules)
         if cores:
             conn.executemany(f"insert into {SCHEMA}.core_paths values (?, ?, ?)", cores)
-        conn.execute("commit")
-    except BaseException:
-        rollback(conn)
-        raise

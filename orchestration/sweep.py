@@ -18,9 +18,8 @@ from pathlib import Path
 
 import pyarrow.fs as pafs
 
-from orchestration.compaction import COMPACTED_DIR
 from orchestration.config import Settings
-from orchestration.lake import HISTORY_DIR
+from orchestration.lake import COMPACTED_DIR, HISTORY_DIR
 from orchestration.repositories import FILE_NAME, LOCK_NAME
 from orchestration.storage import Location, filesystem_of, join
 

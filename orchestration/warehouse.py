@@ -59,3 +59,25 @@ def rollback(conn: duckdb.DuckDBPyConnection) -> None:
     rolling back then fails with "no transaction is active" and would hide the real error."""
     with suppress(duckdb.Error):
         conn.execute("rollback")
+
+
+@contextmanager
+def transaction(conn: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """One transaction: committed when the block ends, rolled back when it fails."""
+    conn.execute("begin transaction")
+    try:
+        yield
+        conn.execute("commit")
+    except BaseException:
+        rollback(conn)
+        raise
+
+
+def relation_exists(conn: duckdb.DuckDBPyConnection, relation: str) -> bool:
+    """Whether `schema.name` is a table or view of the database."""
+    schema, name = relation.split(".")
+    (count,) = conn.execute(
+        "select count(*) from information_schema.tables where table_schema = ? and table_name = ?",
+        [schema, name],
+    ).fetchone()
+    return bool(count)

@@ -15,11 +15,12 @@ import pytest
 from orchestration.compaction import compact_repository, copies_dir
 from orchestration.compaction import plan_full_read as plan_with
 from orchestration.config import SQL_DIR
-from orchestration.lake import to_row, write_partition
+from orchestration.lake import write_partition
 from orchestration.lake_files import list_week_files
+from orchestration.lake_sources import lake_sources
+from orchestration.models.build import build
 from orchestration.models.project import load_project
-from orchestration.models.repository_settings import load_repository_settings
-from orchestration.models.run import load_seeds, materialize
+from orchestration.sources.nodes import to_row
 from tests.conftest import SAMPLE_DATASET
 
 WEEKS = [date(2026, 6, 29), date(2026, 7, 6), date(2026, 7, 13), date(2026, 7, 20)]
@@ -53,10 +54,8 @@ def build_staging(lake: Path, warehouse: Path) -> list[tuple]:
     """A full build of the lake's staging copy; its rows in a stable order."""
     project = load_project(SQL_DIR)
     with duckdb.connect(str(warehouse)) as conn:
-        load_seeds(conn, project)
-        load_repository_settings(conn, lake.parent)
-        model = project.models["stg_pull_requests"]
-        materialize(conn, project, model, lake_dir=lake, scope=None)
+        sources = lake_sources(lake, lake.parent)
+        build(conn, project, None, select=["stg_pull_requests"], sources=sources)
         return conn.execute(
             "select * from staging.stg_pull_requests order by repo, number"
         ).fetchall()

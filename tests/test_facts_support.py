@@ -13,11 +13,13 @@ import duckdb
 from orchestration.cli import main
 from orchestration.config import SQL_DIR
 from orchestration.history import write_origin
-from orchestration.lake import to_row, write_partition
+from orchestration.lake import write_partition
+from orchestration.lake_sources import lake_sources
 from orchestration.models.checks import run_checks
 from orchestration.models.project import load_project
-from orchestration.models.repository_settings import load_repository_settings
-from orchestration.models.run import load_seeds, materialize
+from orchestration.models.run import materialize
+from orchestration.models.seeds import load_seeds
+from orchestration.sources.nodes import to_row
 
 FLAGS = [
     "missing_tests",
@@ -126,10 +128,10 @@ def build_models(home: Path, nodes: dict[str, list[dict]], repositories_yml: str
     project = load_project(SQL_DIR)
     with duckdb.connect(str(home / "warehouse.duckdb")) as conn:
         load_seeds(conn, project)
-        load_repository_settings(conn, home)
+        sources = lake_sources(home / "lake", home)
         for name in project.order:
             model = project.models[name]
-            materialize(conn, project, model, lake_dir=home / "lake", scope=None)
+            materialize(conn, project, model, scope=None, sources=sources)
             failed = [o.sql for o in run_checks(conn, project, model) if not o.passed]
             assert not failed, f"{name}: data tests failed: {failed}"
     return home

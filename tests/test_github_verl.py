@@ -12,8 +12,8 @@ import pytest
 from github_fakes import VERL, FakeClock, source_for
 
 from orchestration.emulator import Emulator
-from orchestration.lake import to_row
 from orchestration.sources.file import FileSource
+from orchestration.sources.nodes import to_row
 
 REPO = "verl-project/verl"
 START = datetime(2024, 10, 28, tzinfo=UTC)

@@ -25,7 +25,7 @@ SLUG = "acme__ledger"
 ORIGIN = date(2025, 11, 3)  # the week of the repository's first merged PR
 QUIET = ORIGIN + timedelta(weeks=15)  # 2026-02-16: nothing merged
 LAST = ORIGIN + timedelta(weeks=31)  # 2026-06-08: the week of the last PR in the file
-HISTORY = 26  # the longest lookback the project declares (revert_lookback_weeks)
+HISTORY = 26  # the longest lookback the project declares (lookback_weeks, sql/project.yml)
 M = "MODIFIED"
 
 
@@ -242,12 +242,13 @@ def test_with_too_few_weeks_before_trends_and_core_paths_are_unknown(tmp_path: P
     import duckdb
 
     from orchestration.config import SQL_DIR
-    from orchestration.lake import to_row, write_partition
+    from orchestration.lake import write_partition
+    from orchestration.lake_sources import lake_sources
+    from orchestration.models.build import build
     from orchestration.models.project import load_project
-    from orchestration.models.repository_settings import load_repository_settings
-    from orchestration.models.run import load_seeds, materialize
     from orchestration.report.queries import load_week
     from orchestration.report.render import render_week
+    from orchestration.sources.nodes import to_row
 
     weeks = [ORIGIN + timedelta(weeks=i) for i in range(20, 24)]
     nodes = [n for n in ledger_nodes() if weeks[0].isoformat() <= n["mergedAt"][:10]]
@@ -257,10 +258,7 @@ def test_with_too_few_weeks_before_trends_and_core_paths_are_unknown(tmp_path: P
         write_partition(lake, REPO, week, [r for r in rows if r["week_start"] == week])
     project = load_project(SQL_DIR)
     with duckdb.connect(str(tmp_path / "warehouse.duckdb")) as conn:
-        load_seeds(conn, project)
-        load_repository_settings(conn, tmp_path)
-        for name in project.order:
-            materialize(conn, project, project.models[name], lake_dir=lake, scope=None)
+        build(conn, project, None, sources=lake_sources(lake, tmp_path))
         summary = conn.execute(
             "select week_start, first_time_authors, trailing_avg_prs, volume_trend, "
             "history_since, history_complete from marts.fct_weekly_summary order by 1"

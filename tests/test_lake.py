@@ -3,7 +3,8 @@ from datetime import date
 import pyarrow.parquet as pq
 import pytest
 
-from orchestration.lake import SourceDataError, partition_dir, to_row, write_partition
+from orchestration.lake import SourceDataError, partition_dir, write_partition
+from orchestration.sources.nodes import to_row
 
 NODE = {
     "number": 7,

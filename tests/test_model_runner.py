@@ -12,9 +12,10 @@ import pytest
 from orchestration.dagster_run import _first_failure
 from orchestration.models.assets import build_model_assets
 from orchestration.models.project import ProjectError, load_project
-from orchestration.models.run import RunScope, materialize
+from orchestration.models.run import materialize
 from orchestration.partitions import partition_key, repo_partitions
 from orchestration.resources import PrweeklyResource
+from orchestration.run_scope import RunScope
 
 
 def write_project(root: Path, files: dict[str, str]) -> Path:
@@ -25,7 +26,14 @@ def write_project(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
+PARTITIONS = (  # the project file's partition keys: a run's repository and weeks
+    "partitions:\n  repo: {type: varchar, var: repo}\n"
+    "  week_start: {type: date, first: start_week, last: end_week, step_days: 7}\n"
+)
+
+
 PROJECT = {
+    "project.yml": PARTITIONS,
     "seeds/factors.csv": "name,value\nscale,10\n",
     "staging/numbers.sql": "{{ config(materialized='table') }}\n"
     "select * from (values (1, 'a'), (2, 'b'), (2, 'c')) t(id, name)",
@@ -82,9 +90,9 @@ def test_a_bad_materialization_is_refused(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("config", "message"),
     [
-        ("materialized='incremental', lookback_weeks=-1", "lookback_weeks=-1, expected"),
-        ("materialized='incremental', lookback_weeks='4'", "lookback_weeks='4', expected"),
-        ("materialized='table', lookback_weeks=4", "needs materialized='incremental'"),
+        ("materialized='incremental', lookback=-1", "lookback=-1, expected"),
+        ("materialized='incremental', lookback='4'", "lookback='4', expected"),
+        ("materialized='table', lookback=4", "needs materialized='incremental'"),
     ],
 )
 def test_a_bad_lookback_is_refused(tmp_path: Path, config: str, message: str) -> None:
@@ -96,18 +104,18 @@ def test_a_bad_lookback_is_refused(tmp_path: Path, config: str, message: str) ->
 def test_incremental_rerun_replaces_its_weeks_without_duplicates(tmp_path: Path) -> None:
     project = load_project(write_project(tmp_path / "sql", PROJECT))
     conn = duckdb.connect()
-    from orchestration.models.run import load_seeds
+    from orchestration.models.seeds import load_seeds
 
     load_seeds(conn, project)
     for name in ("numbers", "scaled"):
-        materialize(conn, project, project.models[name], lake_dir=tmp_path, scope=None)
+        materialize(conn, project, project.models[name], scope=None)
     weekly = project.models["weekly"]
     w1 = RunScope("acme/rocket", date(2026, 7, 13), date(2026, 7, 13))
     w2 = RunScope("acme/rocket", date(2026, 7, 20), date(2026, 7, 20))
-    assert materialize(conn, project, weekly, lake_dir=tmp_path, scope=w1) == "full"
-    assert materialize(conn, project, weekly, lake_dir=tmp_path, scope=w1) == "incremental"
-    assert materialize(conn, project, weekly, lake_dir=tmp_path, scope=w2) == "incremental"
-    assert materialize(conn, project, weekly, lake_dir=tmp_path, scope=w2) == "incremental"
+    assert materialize(conn, project, weekly, scope=w1.partitions()) == "full"
+    assert materialize(conn, project, weekly, scope=w1.partitions()) == "incremental"
+    assert materialize(conn, project, weekly, scope=w2.partitions()) == "incremental"
+    assert materialize(conn, project, weekly, scope=w2.partitions()) == "incremental"
     rows = conn.execute(
         "select week_start, count(*), sum(scaled) from marts.weekly group by 1 order by 1"
     ).fetchall()

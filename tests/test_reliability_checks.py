@@ -20,7 +20,7 @@ from orchestration.cli import main
 from orchestration.config import SQL_DIR
 from orchestration.models.checks import run_checks
 from orchestration.models.project import load_project
-from orchestration.models.run import RunScope
+from orchestration.run_scope import RunScope
 from tests.conftest import SAMPLE_DATASET
 
 W29, W30 = "2026-07-13", "2026-07-20"
@@ -93,7 +93,7 @@ def test_checks_count_only_the_rows_a_run_wrote_and_name_their_partitions(tmp_pa
         ("acme/rocket", date(2026, 7, 20)),
     ]
     assert by_name["not_null_number"].examples == ["acme/other week 2026-07-20"]
-    other = [RunScope("acme/other", date(2026, 7, 20), date(2026, 7, 20))]
+    other = [RunScope("acme/other", date(2026, 7, 20), date(2026, 7, 20)).partitions()]
     scoped = {o.test.name: o for o in run_checks(conn, project, model, other)}
     assert scoped["unique_repo_number"].passed
     assert scoped["not_null_number"].failing_rows == 1

@@ -277,10 +277,15 @@ class _FailingInsert:
 
 def test_an_incremental_models_delete_and_insert_commit_together(tmp_path: Path) -> None:
     from orchestration.models.project import load_project
-    from orchestration.models.run import RunScope, materialize
+    from orchestration.models.run import materialize
+    from orchestration.run_scope import RunScope
 
     root = tmp_path / "sql"
     (root / "marts").mkdir(parents=True)
+    (root / "project.yml").write_text(
+        "partitions:\n  repo: {type: varchar, var: repo}\n"
+        "  week_start: {type: date, first: start_week, last: end_week}\n"
+    )
     (root / "marts" / "weekly.sql").write_text(
         "{{ config(materialized='incremental') }}\n"
         "select repo, week_start, n from raw.events\n"
@@ -289,7 +294,7 @@ def test_an_incremental_models_delete_and_insert_commit_together(tmp_path: Path)
     )
     project = load_project(root)
     model = project.models["weekly"]
-    week = RunScope("acme/rocket", date(2026, 7, 20), date(2026, 7, 20))
+    week = RunScope("acme/rocket", date(2026, 7, 20), date(2026, 7, 20)).partitions()
     conn = duckdb.connect(str(tmp_path / "w.duckdb"))
     conn.execute("create schema raw")
     conn.execute(
@@ -297,14 +302,14 @@ def test_an_incremental_models_delete_and_insert_commit_together(tmp_path: Path)
         "('acme/rocket', date '2026-07-13', 1), ('acme/rocket', date '2026-07-20', 2), "
         "('acme/rocket', date '2026-07-20', 3)) t(repo, week_start, n)"
     )
-    assert materialize(conn, project, model, lake_dir=tmp_path, scope=None) == "full"
+    assert materialize(conn, project, model, scope=None) == "full"
     before = conn.execute("select * from marts.weekly order by all").fetchall()
     conn.execute("delete from raw.events where n = 3")
     conn.execute("insert into raw.events values ('acme/rocket', date '2026-07-20', 4)")
     with pytest.raises(duckdb.IOException):
-        materialize(_FailingInsert(conn), project, model, lake_dir=tmp_path, scope=week)
+        materialize(_FailingInsert(conn), project, model, scope=week)
     assert conn.execute("select * from marts.weekly order by all").fetchall() == before
-    assert materialize(conn, project, model, lake_dir=tmp_path, scope=week) == "incremental"
+    assert materialize(conn, project, model, scope=week) == "incremental"
     assert [r[2] for r in conn.execute("select * from marts.weekly order by all").fetchall()] == [
         1,
         2,

@@ -23,11 +23,14 @@ import pytest
 
 from orchestration.cli import main
 from orchestration.config import PROJECT_DIR, SQL_DIR
-from orchestration.lake import SourceDataError, partition_dir, to_row
+from orchestration.lake import SourceDataError, partition_dir
+from orchestration.lake_sources import lake_sources
 from orchestration.models.project import load_project
-from orchestration.models.run import RunScope, materialize
+from orchestration.models.run import materialize
 from orchestration.report.queries import load_week
+from orchestration.run_scope import RunScope
 from orchestration.sources.file import FileSource
+from orchestration.sources.nodes import to_row
 
 FIXTURE = Path(__file__).parent / "fixtures" / "reliability" / "hostile.jsonl"
 REPO = "acme/hostile"
@@ -280,8 +283,8 @@ def test_a_quote_in_a_value_cannot_change_a_query(hostile_build: Path, tmp_path:
             conn,
             project,
             project.models["fct_pull_requests"],
-            lake_dir=hostile_build / "lake",
-            scope=RunScope(evil, WEEK, WEEK),
+            sources=lake_sources(hostile_build / "lake", hostile_build),
+            scope=RunScope(evil, WEEK, WEEK).partitions(),
         )
         assert built == "incremental"
         after = conn.execute("select count(*) from marts.fct_pull_requests").fetchone()

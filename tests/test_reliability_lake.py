@@ -24,8 +24,10 @@ import pytest
 from orchestration.compaction import compact_repository
 from orchestration.config import SQL_DIR
 from orchestration.lake import partition_dir, write_partition
+from orchestration.lake_sources import lake_sources
 from orchestration.models.project import load_project
-from orchestration.models.run import RunScope, materialize
+from orchestration.models.run import materialize
+from orchestration.run_scope import RunScope
 from tests.test_compaction import AFTER_ALL, WEEKS, write_sample
 
 PROJECT = load_project(SQL_DIR)
@@ -41,7 +43,10 @@ def build(
     """Both staging models from the lake (in full without a scope); their rows."""
     said = {"log": log} if log else {}
     for name in STAGING:
-        materialize(conn, PROJECT, PROJECT.models[name], lake_dir=lake, scope=scope, **said)
+        model = PROJECT.models[name]
+        partitions = scope.partitions() if scope else None
+        sources = lake_sources(lake, lake.parent)
+        materialize(conn, PROJECT, model, scope=partitions, sources=sources, **said)
     return conn.execute(
         "select p.repo, p.week_start, number, title, additions, files "
         "from staging.stg_weekly_partitions p left join staging.stg_pull_requests using "

@@ -4,20 +4,17 @@ import time
 
 import dagster as dg
 
-from orchestration.build_session import REBUILT, WEEKS, WHOLE, session_for
+from orchestration.build_session import session_for
 from orchestration.history import history_weeks, rebuild_scope
+from orchestration.lake_sources import lake_sources
+from orchestration.models.build import WHOLE, build
 from orchestration.models.checks import FAILURES, CheckOutcome, record_failures, run_checks
 from orchestration.models.project import Model, Project
-from orchestration.models.repository_settings import SETTINGS_RELATIONS, load_repository_settings
-from orchestration.models.run import (
-    RunScope,
-    load_seeds,
-    materialize,
-    stale_seeds,
-    written_scope,
-)
+from orchestration.models.run import written_scope
+from orchestration.models.scope import Scope
 from orchestration.partitions import scopes_of, weekly_partitions
 from orchestration.resources import PrweeklyResource
+from orchestration.run_scope import RunScope
 
 WAREHOUSE_POOL = "duckdb_warehouse"
 
@@ -44,7 +41,6 @@ def build_model_asset(project: Project, model: Model) -> dg.AssetsDefinition:
     for source in model.sources:
         if "asset" in project.sources[source]:
             deps.append(dg.AssetKey(project.sources[source]["asset"]))
-    reads_settings = any(source_name == "settings" for source_name, _ in model.sources)
     key = dg.AssetKey(model.name)
     check_specs = [
         dg.AssetCheckSpec(
@@ -92,16 +88,6 @@ def build_model_asset(project: Project, model: Model) -> dg.AssetsDefinition:
         started = time.monotonic()
         session = session_for(settings, context.run_id, context.instance, context.log.info)
         conn = session.conn
-        if reads_settings:
-            for relation in SETTINGS_RELATIONS:
-                session.note(relation, WHOLE)
-            load_repository_settings(conn, settings.home)
-        if any(ref in project.seeds for ref in model.refs):
-            stale = stale_seeds(conn, project)
-            for relation in [*(s.relation for s in stale), *(["seeds._checksums"] * bool(stale))]:
-                session.note(relation, WHOLE)
-            for name in load_seeds(conn, project, stale):
-                context.log.info(f"loaded seed {name}")
         run_scopes = scopes_of(context)
         # the run's weeks, the history before them and the later weeks that compare with them:
         # all of them are noted, so the later weeks this refreshes are published too
@@ -110,27 +96,29 @@ def build_model_asset(project: Project, model: Model) -> dg.AssetsDefinition:
             if incremental and not session.rebuild_all
             else [None]
         )
+
+        def before_write(relation: str, kind: str, written: Scope | None) -> None:
+            session.note(relation, kind, RunScope.of(written) if written else None)
+
         modes = []
         for scope in scopes:
-            written = written_scope(model, scope)
-            kind = WEEKS if written else (WHOLE if model.materialized == "table" else REBUILT)
-            session.note(model.relation, kind, written)
-            mode = materialize(
+            built = build(
                 conn,
                 project,
-                model,
-                lake_dir=settings.lake_dir,
-                scope=scope,
+                scope.partitions() if scope else None,
+                select=[model.name],
+                sources=lake_sources(settings.lake_dir, settings.home),
+                before_write=before_write,
                 log=context.log.warning,
             )
-            if written and mode == "full":  # its columns changed: rebuilt from the lake
-                session.note(model.relation, REBUILT)
-            modes.append(mode)
+            for name in built.seeds_loaded:
+                context.log.info(f"loaded seed {name}")
+            modes.append(built.modes[model.name])
         (rows,) = conn.execute(f"select count(*) from {model.relation}").fetchone()
         checked = (
             None
             if modes != ["incremental"] * len(modes)
-            else [written_scope(model, s) for s in scopes]
+            else [written_scope(project, model, s.partitions()) for s in scopes]
         )
         outcomes = run_checks(conn, project, model, checked)
         session.note(FAILURES, WHOLE)

@@ -15,8 +15,8 @@ from datetime import date
 import duckdb
 
 from orchestration.models.project import DataTest, Model, Project
-from orchestration.models.run import RunScope
-from orchestration.warehouse import rollback
+from orchestration.models.scope import Scope, any_of
+from orchestration.warehouse import transaction
 
 FAILURES = "checks.data_test_failures"  # one row per failing test, model and partition
 EXAMPLES = 5  # failing keys named per test
@@ -85,21 +85,6 @@ def _partition_columns(conn: duckdb.DuckDBPyConnection, model: Model) -> set[str
     return {name for name, *_ in conn.execute(f"describe {model.relation}").fetchall()}
 
 
-def _in_scopes(columns: set[str], scopes: list[RunScope] | None) -> tuple[str, dict]:
-    """A filter on the rows the run wrote (all rows when it rebuilt the model whole)."""
-    if not scopes or "repo" not in columns:
-        return "true", {}
-    terms, params = [], {}
-    for i, scope in enumerate(scopes):
-        params[f"repo_{i}"] = scope.repo
-        term = f"repo = $repo_{i}"
-        if "week_start" in columns:
-            params.update({f"first_{i}": scope.start_week, f"last_{i}": scope.end_week})
-            term += f" and week_start between $first_{i} and $last_{i}"
-        terms.append(f"({term})")
-    return " or ".join(terms), params
-
-
 def _example(row: dict, test: DataTest) -> str:
     where = [str(row[k]) for k in ("repo",) if row.get(k) is not None]
     if row.get("week_start") is not None:
@@ -115,12 +100,12 @@ def run_checks(
     conn: duckdb.DuckDBPyConnection,
     project: Project,
     model: Model,
-    scopes: list[RunScope] | None = None,
+    scopes: list[Scope] | None = None,
 ) -> list[CheckOutcome]:
     """Run `model`'s tests on the rows of `scopes` (every row when None)."""
     columns = _partition_columns(conn, model)
     keys = [c for c in ("repo", "week_start") if c in columns]
-    scoped, scope_params = _in_scopes(columns, scopes)
+    scoped, scope_params = any_of(scopes, columns)
     outcomes = []
     for test in model.tests:
         failing, params = failing_rows_sql(project, model, test)
@@ -162,7 +147,7 @@ def record_failures(
     conn: duckdb.DuckDBPyConnection,
     model: Model,
     outcomes: list[CheckOutcome],
-    scopes: list[RunScope] | None,
+    scopes: list[Scope] | None,
 ) -> None:
     """Replace the model's failures in the weeks it checked with what failed now, so a report
     can tell which of its weeks it must not be written from."""
@@ -171,9 +156,8 @@ def record_failures(
         f"create table if not exists {FAILURES} (model varchar, test varchar, repo varchar, "
         "week_start date, failing_rows bigint, example varchar)"
     )
-    scoped, params = _in_scopes({"repo", "week_start"}, scopes)
-    conn.execute("begin transaction")
-    try:
+    scoped, params = any_of(scopes, {"repo", "week_start"})
+    with transaction(conn):
         conn.execute(
             f"delete from {FAILURES} where model = $model and ({scoped})",
             {"model": model.name, **params},
@@ -185,10 +169,6 @@ def record_failures(
         ]
         if rows:
             conn.executemany(f"insert into {FAILURES} values (?, ?, ?, ?, ?, ?)", rows)
-        conn.execute("commit")
-    except BaseException:
-        rollback(conn)
-        raise
 
 
 def blocked_weeks(

@@ -1,8 +1,11 @@
-"""Discover the SQL project: models, their configuration, dependencies, docs, tests and seeds.
+"""Discover the SQL project: models, their configuration, dependencies, docs, tests, seeds,
+macros and the project file (variables and partition keys).
 
 A model is `sql/<layer>/<name>.sql`; it lands in the DuckDB schema named after its layer folder.
 Dependencies come from rendering the template once with recording stand-ins for `ref`, `source`
-and `config`, the way dbt parses a project.
+and `config`, the way dbt parses a project. Macros (`macros/*.sql`) are Jinja macros every model
+can call; `project.yml` holds the variables every run shares and the partition keys an
+incremental model's rows are replaced by (see docs/runner.md).
 """
 
 from __future__ import annotations
@@ -16,6 +19,9 @@ import jinja2
 import yaml
 
 MATERIALIZATIONS = ("view", "table", "incremental")
+PROJECT_FILE = "project.yml"
+MACROS_DIR = "macros"
+_NOT_MODELS = ("seeds", MACROS_DIR)  # folders whose .sql and .csv files are not models
 
 
 class ProjectError(ValueError):
@@ -42,8 +48,9 @@ class Model:
     path: Path
     template: str
     materialized: str = "view"
-    # an incremental run also rebuilds this many weeks before its own (see run.materialize)
-    lookback_weeks: int = 0
+    # an incremental run also rebuilds this many steps of the ranged partition key before its
+    # own (see run.materialize)
+    lookback: int = 0
     refs: tuple[str, ...] = ()
     sources: tuple[tuple[str, str], ...] = ()
     description: str = ""
@@ -65,6 +72,20 @@ class Seed:
         return f"seeds.{self.name}"
 
 
+@dataclass(frozen=True)
+class PartitionKey:
+    """A column an incremental model's rows are replaced by, and the variables that hold a
+    run's values of it: one value (`var`), or a closed range (`first`..`last`) that a model's
+    `lookback` extends by `step_days` a step."""
+
+    column: str
+    type: str
+    var: str | None = None
+    first: str | None = None
+    last: str | None = None
+    step_days: int = 0
+
+
 @dataclass
 class Project:
     root: Path
@@ -72,6 +93,9 @@ class Project:
     seeds: dict[str, Seed]
     sources: dict[tuple[str, str], dict[str, Any]]
     order: list[str]
+    vars: dict[str, Any] = field(default_factory=dict)
+    partitions: dict[str, PartitionKey] = field(default_factory=dict)
+    macros: tuple[str, ...] = ()  # the text of each macro file
 
     def relation_of(self, name: str) -> str:
         if name in self.models:
@@ -104,18 +128,34 @@ def jinja_env() -> jinja2.Environment:
     return jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
 
 
-def _parse_model(path: Path, root: Path) -> Model:
+def render_template(template: str, macros: tuple[str, ...], context: dict[str, Any]) -> str:
+    """Render a model with `context` (ref, source, config, var, is_incremental) and every
+    macro, which sees the same context."""
+    env = jinja_env()
+    names: dict[str, Any] = {}
+    for text in macros:
+        module = env.from_string(text).make_module(vars=context)
+        names.update({k: v for k, v in vars(module).items() if not k.startswith("_")})
+    return env.from_string(template).render(**names, **context)
+
+
+def _parse_model(path: Path, root: Path, project_vars: dict, macros: tuple[str, ...]) -> Model:
     layer = path.parent.relative_to(root).parts[0] if path.parent != root else "main"
     template = path.read_text(encoding="utf-8")
     recorder = _Recorder()
+
+    def var(name: str, default: Any = None) -> Any:
+        return project_vars.get(name, f"${name}")
+
+    context = {
+        "ref": recorder.ref,
+        "source": recorder.source,
+        "config": recorder.set_config,
+        "var": var,
+        "is_incremental": lambda: False,
+    }
     try:
-        jinja_env().from_string(template).render(
-            ref=recorder.ref,
-            source=recorder.source,
-            config=recorder.set_config,
-            var=lambda name, default=None: f"${name}",
-            is_incremental=lambda: False,
-        )
+        render_template(template, macros, context)
     except jinja2.TemplateError as exc:
         raise ProjectError(f"{path}: model {path.stem}: {exc}") from None
     materialized = recorder.config.get("materialized", "view")
@@ -124,22 +164,20 @@ def _parse_model(path: Path, root: Path) -> Model:
             f"{path}: model {path.stem}: materialized={materialized!r}, "
             f"expected one of {', '.join(MATERIALIZATIONS)}"
         )
-    lookback = recorder.config.get("lookback_weeks", 0)
+    lookback = recorder.config.get("lookback", 0)
     if isinstance(lookback, bool) or not isinstance(lookback, int) or lookback < 0:
         raise ProjectError(
-            f"{path}: model {path.stem}: lookback_weeks={lookback!r}, expected a whole number >= 0"
+            f"{path}: model {path.stem}: lookback={lookback!r}, expected a whole number >= 0"
         )
     if lookback and materialized != "incremental":
-        raise ProjectError(
-            f"{path}: model {path.stem}: lookback_weeks needs materialized='incremental'"
-        )
+        raise ProjectError(f"{path}: model {path.stem}: lookback needs materialized='incremental'")
     return Model(
         name=path.stem,
         layer=layer,
         path=path,
         template=template,
         materialized=materialized,
-        lookback_weeks=lookback,
+        lookback=lookback,
         refs=tuple(dict.fromkeys(recorder.refs)),
         sources=tuple(dict.fromkeys(recorder.sources)),
     )
@@ -181,13 +219,34 @@ def _apply_yaml(path: Path, models: dict[str, Model], sources: dict) -> None:
             sources[(source["name"], table["name"])] = table
 
 
+def _load_settings(root: Path) -> tuple[dict[str, Any], dict[str, PartitionKey]]:
+    """The project file's variables and partition keys (none when there is no file)."""
+    path = root / PROJECT_FILE
+    doc = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}) if path.exists() else {}
+    partitions = {}
+    for column, spec in (doc.get("partitions") or {}).items():
+        spec = spec or {}
+        if not spec.get("type") or bool(spec.get("var")) == bool(spec.get("first")):
+            raise ProjectError(
+                f"{path}: partition key {column} needs a `type` and either `var` "
+                "or `first` and `last`"
+            )
+        if spec.get("first") and not spec.get("last"):
+            raise ProjectError(f"{path}: partition key {column} has `first` but no `last`")
+        partitions[column] = PartitionKey(column, **spec)
+    return dict(doc.get("vars") or {}), partitions
+
+
 def load_project(root: Path) -> Project:
-    """Read every model, YAML file and seed under `root`, and order the models."""
+    """Read the project file, every macro, model, YAML file and seed under `root`, and order
+    the models."""
+    project_vars, partitions = _load_settings(root)
+    macros = tuple(p.read_text(encoding="utf-8") for p in sorted((root / MACROS_DIR).glob("*.sql")))
     models: dict[str, Model] = {}
     for path in sorted(root.rglob("*.sql")):
-        if "seeds" in path.relative_to(root).parts:
+        if set(_NOT_MODELS) & set(path.relative_to(root).parts):
             continue
-        model = _parse_model(path, root)
+        model = _parse_model(path, root, project_vars, macros)
         if model.name in models:
             raise ProjectError(
                 f"{path}: model {model.name} is also defined in {models[model.name].path}"
@@ -196,7 +255,8 @@ def load_project(root: Path) -> Project:
     seeds = {p.stem: Seed(p.stem, p) for p in sorted((root / "seeds").glob("*.csv"))}
     sources: dict[tuple[str, str], dict] = {}
     for path in sorted([*root.rglob("*.yml"), *root.rglob("*.yaml")]):
-        _apply_yaml(path, models, sources)
+        if path != root / PROJECT_FILE:
+            _apply_yaml(path, models, sources)
     for model in models.values():
         for ref in model.refs:
             if ref not in models and ref not in seeds:
@@ -208,7 +268,7 @@ def load_project(root: Path) -> Project:
                 raise ProjectError(
                     f"{model.path}: model {model.name} reads undeclared source {src[0]}.{src[1]}"
                 )
-    return Project(root, models, seeds, sources, _order(models))
+    return Project(root, models, seeds, sources, _order(models), project_vars, partitions, macros)
 
 
 def _order(models: dict[str, Model]) -> list[str]:

@@ -8,11 +8,11 @@ import duckdb
 from orchestration.config import repo_slug
 from orchestration.history import history_weeks, rebuild_scope
 from orchestration.models.checks import blocked_weeks
-from orchestration.models.run import RunScope
 from orchestration.partitions import scopes_of, weekly_partitions
 from orchestration.report.queries import load_week
 from orchestration.report.render import LANGUAGES, chart_name, render_week, write_atomic
 from orchestration.resources import PrweeklyResource
+from orchestration.run_scope import RunScope
 from orchestration.storage import Location, delete, join, read_bytes
 from orchestration.warehouse import connect
 from orchestration.weeks import weeks_between

@@ -18,8 +18,9 @@ from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
-from orchestration.lake import SourceDataError, parse_timestamp
+from orchestration.records import SourceDataError
 from orchestration.sources import check_dataset_file
+from orchestration.sources.nodes import parse_timestamp
 
 _PR_URL = re.compile(r"/([^/]+/[^/]+)/pull/\d+/?$")
 

@@ -1,4 +1,4 @@
-{{ config(materialized='incremental', lookback_weeks=26) }}
+{{ config(materialized='incremental', lookback=var('lookback_weeks')) }}
 
 -- The ten risk flags of each merged pull request: per flag a BOOLEAN, an English `_reason`,
 -- and the evidence as data (`_reason_key` names the sentence's form, `_evidence` holds its

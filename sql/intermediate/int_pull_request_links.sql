@@ -1,16 +1,15 @@
-{{ config(materialized='incremental', lookback_weeks=26) }}
+{{ config(materialized='incremental', lookback=var('lookback_weeks')) }}
 
 -- How merged pull requests refer to each other: which earlier PR a revert undoes, which later
 -- PRs reverted it, and which later fixes followed it up within `follow_up_days` (a later `fix`
--- whose title or description names `#N`). Reads `revert_lookback_weeks` of history before the
--- run and everything extracted after it, so a range build sees its own follow-ups and reverts.
--- lookback_weeks: a one-week run also rebuilds the 26 weeks before it (revert_lookback_weeks),
+-- whose title or description names `#N`). Reads `lookback_weeks` (project.yml) of history before
+-- the run and everything extracted after it, so a range build sees its own follow-ups and reverts.
+-- lookback: a one-week run also rebuilds the `lookback_weeks` weeks before it,
 -- so the earlier PR that this week's revert or fix names gets its `reverted_by`/follow-up too;
 -- int_pull_request_flags, fct_pull_requests and fct_weekly_risks carry it on the same way.
 with settings as (
     select
-        max(value) filter (where name = 'follow_up_days') as follow_up_days,
-        cast(max(value) filter (where name = 'revert_lookback_weeks') as integer) as revert_lookback_weeks
+        max(value) filter (where name = 'follow_up_days') as follow_up_days
     from {{ ref('thresholds') }}
 ),
 
@@ -21,7 +20,7 @@ candidates as (
     from {{ ref('int_pull_requests_classified') }}
     {% if is_incremental() %}
     where repo = {{ var('repo') }}
-      and week_start >= {{ var('start_week') }} - to_weeks((select revert_lookback_weeks from settings))
+      and week_start >= {{ var('start_week') }} - to_weeks({{ var('lookback_weeks') }})
     {% endif %}
 ),
 
@@ -31,7 +30,7 @@ commits as (
     where s.merge_commit is not null
     {% if is_incremental() %}
       and s.repo = {{ var('repo') }}
-      and s.week_start >= {{ var('start_week') }} - to_weeks((select revert_lookback_weeks from settings))
+      and s.week_start >= {{ var('start_week') }} - to_weeks({{ var('lookback_weeks') }})
     {% endif %}
 ),
 

@@ -17,8 +17,7 @@ with weeks as (
 ),
 
 origins as (
-    -- `owner__name` back to `owner/name`: GitHub owners cannot contain underscores
-    select regexp_replace(repo, '__', '/') as repo, max(nothing_merged_before) as nothing_merged_before
+    select {{ repo_of_slug('repo') }} as repo, max(nothing_merged_before) as nothing_merged_before
     from {{ source('github', 'history') }}
     group by all
 ),

@@ -1,4 +1,4 @@
-{{ config(materialized='incremental', lookback_weeks=26) }}
+{{ config(materialized='incremental', lookback=var('lookback_weeks')) }}
 
 -- One row per merged pull request: what it is, how much it matters and what is risky about it.
 -- importance = the sum of the importance_* factors (weights in seeds/importance_weights.csv),

@@ -1,4 +1,4 @@
-{{ config(materialized='incremental', lookback_weeks=26) }}
+{{ config(materialized='incremental', lookback=var('lookback_weeks')) }}
 
 -- One row per raised risk flag and pull request of a week, with the reason a reader can check:
 -- in English (`reason`) and as data (`reason_key` names the sentence's form, `evidence` holds

@@ -13,8 +13,7 @@ with source as (
 
 renamed as (
     select
-        -- `owner__name` back to `owner/name`: GitHub owners cannot contain underscores
-        regexp_replace(repo, '__', '/') as repo,
+        {{ repo_of_slug('repo') }} as repo,
         week as week_start,
         number,
         coalesce(title, '') as title,

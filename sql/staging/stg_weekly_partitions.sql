@@ -17,8 +17,7 @@ parsed as (
 
 renamed as (
     select
-        -- `owner__name` back to `owner/name`: GitHub owners cannot contain underscores
-        regexp_replace(repo_slug, '__', '/') as repo,
+        {{ repo_of_slug('repo_slug') }} as repo,
         week_start
     from parsed
 )

@@ -1,0 +1,80 @@
+"""Render a model's SQL for one run: refs, sources (through their hooks), variables, macros.
+
+Values that vary per run (`var('repo')`, `var('start_week')`, ...) reach DuckDB as bound
+parameters, never spliced into the SQL text; the project file's variables are the project's
+own text and are rendered as they are written, as dbt does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from orchestration.models.project import Model, Project, ProjectError, render_template
+from orchestration.models.scope import Scope
+from orchestration.models.sources import Resolve, SourceRequest, warehouse_table
+
+_MISSING = object()
+
+
+def sql_string(text: str) -> str:
+    """A SQL string literal, for the few places DuckDB accepts no parameter (file paths)."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def render(
+    project: Project,
+    model: Model,
+    *,
+    scope: Scope | None,
+    variables: dict[str, Any],
+    resolvers: dict[str, Resolve] | None = None,
+) -> tuple[str, dict[str, Any]]:
+    """Return the model's SQL and the parameters it uses; `scope` is set for an incremental
+    run (only its partitions are read and written)."""
+    resolvers = resolvers or {}
+    used: dict[str, Any] = {}
+    lists: dict[str, Any] = {}
+    inline = model.materialized == "view"  # a view keeps no parameters: its list is spelt out
+
+    def var(name: str, default: Any = _MISSING) -> Any:
+        if name in project.vars:
+            return project.vars[name]
+        if name in variables:
+            used[name] = variables[name]
+        elif default is not _MISSING:
+            used[name] = default
+        else:
+            raise ProjectError(f"{model.path}: model {model.name} needs var {name!r}, not set")
+        return f"${name}"
+
+    def bind_texts(name: str, texts: list[str]) -> str:
+        if inline:
+            return "[" + ", ".join(sql_string(t) for t in texts) + "]::varchar[]"
+        lists[name] = texts
+        return f"${name}::varchar[]"
+
+    def source(source_name: str, table: str) -> str:
+        request = SourceRequest(
+            source_name,
+            table,
+            project.sources[(source_name, table)],
+            scope,
+            model.materialized,
+            bind_texts,
+        )
+        return resolvers.get(source_name, warehouse_table)(request)
+
+    context = {
+        "ref": project.relation_of,
+        "source": source,
+        "config": lambda **_: "",
+        "var": var,
+        "is_incremental": lambda: scope is not None,
+    }
+    sql = render_template(model.template, project.macros, context)
+    if used and model.materialized == "view":
+        raise ProjectError(
+            f"{model.path}: model {model.name} is a view and cannot use var(): "
+            "make it a table or incremental"
+        )
+    return sql, {**used, **lists}

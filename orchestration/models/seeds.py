@@ -1,0 +1,49 @@
+"""CSV seeds: loaded into the `seeds` schema, and again only when their content changes."""
+
+from __future__ import annotations
+
+import hashlib
+
+import duckdb
+
+from orchestration.models.project import Project, Seed
+from orchestration.models.render import sql_string
+from orchestration.warehouse import relation_exists, transaction
+
+CHECKSUMS = "seeds._checksums"
+
+
+def stale_seeds(conn: duckdb.DuckDBPyConnection, project: Project) -> list[Seed]:
+    """The CSV seeds whose content changed since they were last loaded (or never loaded)."""
+    conn.execute("create schema if not exists seeds")
+    conn.execute(
+        f"create table if not exists {CHECKSUMS} (name varchar primary key, sha256 varchar)"
+    )
+    known = dict(conn.execute(f"select name, sha256 from {CHECKSUMS}").fetchall())
+    return [
+        seed
+        for seed in project.seeds.values()
+        if known.get(seed.name) != _digest(seed) or not relation_exists(conn, seed.relation)
+    ]
+
+
+def _digest(seed: Seed) -> str:
+    return hashlib.sha256(seed.path.read_bytes()).hexdigest()
+
+
+def load_seeds(
+    conn: duckdb.DuckDBPyConnection, project: Project, seeds: list[Seed] | None = None
+) -> list[str]:
+    """(Re)load every CSV seed whose content changed since it was last loaded."""
+    loaded = []
+    for seed in stale_seeds(conn, project) if seeds is None else seeds:
+        with transaction(conn):
+            conn.execute(
+                f"create or replace table {seed.relation} as select * from "
+                f"read_csv({sql_string(str(seed.path))}, header = true)"
+            )
+            conn.execute(
+                f"insert or replace into {CHECKSUMS} values (?, ?)", [seed.name, _digest(seed)]
+            )
+        loaded.append(seed.name)
+    return loaded
