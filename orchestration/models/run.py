@@ -84,8 +84,8 @@ def materialize(
         conn.execute(f"create or replace temp table _incoming as\n{sql}", params)
         schema_changed = _columns(conn, "temp._incoming") != _columns(conn, relation)
         if not schema_changed:
-            where, keys = scope.filter() or ("false", {})
-            conn.execute(f"delete from {relation} where {where}", keys)
+            scoped, keys = scope.filter() or ("false", {})
+            conn.execute(f"delete from {relation} where {scoped}", keys)
             conn.execute(f"insert into {relation} by name select * from temp._incoming")
         conn.execute("drop table temp._incoming")
     if schema_changed:  # the model's columns changed since the table was built: rebuild it all

@@ -10,16 +10,16 @@ from orchestration.models.project import Project, Seed
 from orchestration.models.render import sql_string
 from orchestration.warehouse import relation_exists, transaction
 
-CHECKSUMS = "seeds._checksums"
+CHECKSUMS = "seeds._checksums"  # each seed's SHA-256 when last loaded
 
 
 def stale_seeds(conn: duckdb.DuckDBPyConnection, project: Project) -> list[Seed]:
     """The CSV seeds whose content changed since they were last loaded (or never loaded)."""
     conn.execute("create schema if not exists seeds")
     conn.execute(
-        f"create table if not exists {CHECKSUMS} (name varchar primary key, sha256 varchar)"
+        "create table if not exists seeds._checksums (name varchar primary key, sha256 varchar)"
     )
-    known = dict(conn.execute(f"select name, sha256 from {CHECKSUMS}").fetchall())
+    known = dict(conn.execute("select name, sha256 from seeds._checksums").fetchall())
     return [
         seed
         for seed in project.seeds.values()
@@ -43,7 +43,7 @@ def load_seeds(
                 f"read_csv({sql_string(str(seed.path))}, header = true)"
             )
             conn.execute(
-                f"insert or replace into {CHECKSUMS} values (?, ?)", [seed.name, _digest(seed)]
+                "insert or replace into seeds._checksums values (?, ?)", [seed.name, _digest(seed)]
             )
         loaded.append(seed.name)
     return loaded
