@@ -82,6 +82,12 @@ def _rows(results: dict) -> list[tuple[str, str, str, bool | None]]:
                     <= build["longest_model_step"]["seconds"] * 1000,
                 )
             )
+            step_ms = build["longest_model_step"]["seconds"] * 1000
+            for reader in ("report", "ui"):  # absent from results of an older bench
+                if f"longest_{reader}_wait_ms" in build:
+                    wait = build[f"longest_{reader}_wait_ms"]
+                    rows.append((f"  the {reader}'s longest wait", f"{wait:.0f} ms",
+                                 f"<= {step_ms:.0f} ms", wait <= step_ms))  # fmt: skip
             rows.append(
                 ("  reads that saw half a build", f"{build['reads_of_half_a_build']}", "0", None)
             )

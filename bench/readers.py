@@ -2,10 +2,17 @@
 
 `python -m bench.readers` runs `prweekly build` of the whole verl history from the `file`
 source in a child process (on a fresh `PRWEEKLY_HOME`), then a rebuild of its last week, and
-meanwhile reads the warehouse as `prweekly sql` does, every 20 ms: open it read-only (taking
-the readers' lock) and ask whether `fct_pull_requests` and `fct_weekly_summary` agree. It
-reports the longest wait for the lock, how many reads saw marts that disagree (half a build),
-how long publishing held readers, and, to compare, the longest model step of the build.
+meanwhile reads as each kind of reader does, in its own thread:
+
+- `prweekly sql`, every 20 ms: open the warehouse read-only (taking the readers' lock) and ask
+  whether `fct_pull_requests` and `fct_weekly_summary` agree;
+- the report, every 100 ms: `warehouse.connect` read-only and load the last week's facts;
+- the UI, every 100 ms: Dagster's own storage, as the UI reads it (the latest runs and the
+  latest materialisation of `fct_pull_requests`).
+
+It reports each reader's longest wait, how many reads saw marts that disagree (half a build),
+how long publishing held readers, and, as the target, the longest model step of the build:
+no reader may wait longer than one model's write.
 """
 
 from __future__ import annotations
@@ -69,9 +76,77 @@ class Reader(threading.Thread):
             time.sleep(0.02)
 
 
+class TimedReader(threading.Thread):
+    """Calls `read` every `every` seconds until stopped; keeps the longest call."""
+
+    def __init__(self, read, every: float) -> None:
+        super().__init__(daemon=True)
+        self.read, self.every = read, every
+        self.stop = threading.Event()
+        self.reads = 0
+        self.longest_wait = 0.0
+
+    def run(self) -> None:
+        while not self.stop.is_set():
+            began = time.monotonic()
+            try:
+                waited = self.read()
+            except Exception:  # nothing to read yet (no warehouse, no marts): not a read
+                waited = None
+            if waited is not None:
+                self.reads += 1
+                self.longest_wait = max(self.longest_wait, waited)
+            time.sleep(max(0.0, self.every - (time.monotonic() - began)))
+
+
+def report_read(home: Path, week: str):
+    """The report's read: the wait to open the warehouse as the report asset does (the facts'
+    load after it is the report's own work, not a wait)."""
+    from datetime import date
+
+    from orchestration.report.queries import load_week
+    from orchestration.warehouse import connect
+
+    def read() -> float | None:
+        path = home / "warehouse.duckdb"
+        if not path.exists():
+            return None
+        asked = time.monotonic()
+        with connect(path, read_only=True, on_wait=lambda _: None) as conn:
+            waited = time.monotonic() - asked
+            load_week(conn, REPO, date.fromisoformat(week))
+        return waited
+
+    return read
+
+
+def ui_read(home: Path):
+    """The UI's read of Dagster's storage: the latest runs and the latest materialisation."""
+    instance = {}
+
+    def read() -> float | None:
+        import dagster as dg
+
+        if not (home / "dagster" / ".initialised").exists():
+            return None
+        if not instance:
+            instance["it"] = dg.DagsterInstance.from_config(str(home / "dagster"))
+        asked = time.monotonic()
+        instance["it"].get_runs(limit=20)
+        instance["it"].fetch_materializations(dg.AssetKey("fct_pull_requests"), limit=1)
+        return time.monotonic() - asked
+
+    return read
+
+
 def _build(home: Path, dataset: Path, first: str, last: str) -> dict:
     reader = Reader(home)
-    reader.start()
+    others = {
+        "report": TimedReader(report_read(home, LAST_WEEK), 0.1),
+        "ui": TimedReader(ui_read(home), 0.1),
+    }
+    for thread in (reader, *others.values()):
+        thread.start()
     env = {**os.environ, "PRWEEKLY_HOME": str(home)}
     env.pop("DAGSTER_HOME", None)
     command = [
@@ -81,8 +156,9 @@ def _build(home: Path, dataset: Path, first: str, last: str) -> dict:
     began = time.perf_counter()
     done = subprocess.run(command, env=env, check=True, capture_output=True, text=True)
     seconds = time.perf_counter() - began
-    reader.stop.set()
-    reader.join()
+    for thread in (reader, *others.values()):
+        thread.stop.set()
+        thread.join()
     not_models = {"raw_pull_requests", "published_warehouse", "weekly_report"}
     steps = {name: float(s) for name, s in _STEP.findall(done.stderr) if name not in not_models}
     slowest = max(steps, key=steps.get)
@@ -92,6 +168,11 @@ def _build(home: Path, dataset: Path, first: str, last: str) -> dict:
         "reads": reader.reads,
         "reads_of_half_a_build": reader.disagreeing,
         "longest_reader_wait_ms": round(1000 * reader.longest_wait, 1),
+        **{
+            f"longest_{name}_wait_ms": round(1000 * thread.longest_wait, 1)
+            for name, thread in others.items()
+        },
+        **{f"{name}_reads": thread.reads for name, thread in others.items()},
         "publish_held_readers_ms": round(1000 * float(held.group(1)), 1) if held else None,
         "longest_model_step": {"model": slowest, "seconds": steps[slowest]},
     }

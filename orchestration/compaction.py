@@ -19,7 +19,9 @@ A copy is a cache, never the truth, and is read only when it is provably what it
   apart within one tick of the storage's clock (a second on object stores), so the copy also
   records the storage's time just before it read the weeks: a week stamped at or after that
   time may have been rewritten within the same tick, and its content is hashed to be sure.
-  Every other week, if rewritten, got a later stamp. Local disks keep the fast path.
+  Every other week, if rewritten, got a later stamp. Local disks keep the fast path. On S3
+  the listing gives each object's ETag, which changes with its content, and the copy records
+  it: a week whose ETag differs is changed, whatever its time stamp says.
 """
 
 from __future__ import annotations
@@ -62,7 +64,8 @@ _CHUNK = 1 << 20
 
 @dataclass(frozen=True)
 class Manifest:
-    """What a copy was made from: {week: [size, mtime_ns, sha256]} and the storage's time."""
+    """What a copy was made from: {week: [size, mtime_ns, sha256(, etag)]} and the storage's
+    time (the ETag where the store lists one)."""
 
     weeks: dict[date, list]
     clock_ns: int
@@ -112,10 +115,14 @@ def _stale_week(
     filesystem: pafs.FileSystem, manifest: Manifest, weeks: dict[date, WeekFile]
 ) -> str | None:
     """Why the copy no longer matches its week files, or None when it does."""
-    for week, (size, mtime_ns, sha256) in sorted(manifest.weeks.items()):
+    for week, (size, mtime_ns, sha256, *etag) in sorted(manifest.weeks.items()):
         current = weeks.get(week)
         if current is None:
             return f"week {week} is no longer in the lake"
+        if current.etag is not None:  # the store names each version of an object
+            if [current.size, current.etag] != [size, *etag[:1]]:
+                return f"week {week} changed since the copy was made (its ETag differs)"
+            continue
         if [current.size, current.mtime_ns] != [size, mtime_ns]:
             return f"week {week} changed since the copy was made"
         racy = current.mtime_ns is None or current.mtime_ns >= manifest.clock_ns
@@ -254,7 +261,10 @@ def compact_repository(
     entries = {w.isoformat(): stamp for w, stamp in (manifest.weeks if manifest else {}).items()}
     table, hashes = _read_weeks(filesystem, {w: finished[w] for w in new}, kept)
     for week in new:
-        entries[week.isoformat()] = [finished[week].size, finished[week].mtime_ns, hashes[week]]
+        written = finished[week]
+        entries[week.isoformat()] = [written.size, written.mtime_ns, hashes[week]] + (
+            [written.etag] if written.etag else []
+        )
     manifest_json = json.dumps({"clock_ns": clock_ns, "weeks": dict(sorted(entries.items()))})
     table = table.replace_schema_metadata({MANIFEST_KEY: manifest_json})
     buffer = pa.BufferOutputStream()

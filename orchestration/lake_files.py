@@ -15,11 +15,9 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
-import pyarrow.fs as pafs
-
 from orchestration.config import UsageError, repo_of_slug, repo_slug
 from orchestration.lake import DATA_FILE, WEEKS_DIR
-from orchestration.storage import Location, filesystem_of, join
+from orchestration.storage import Location, filesystem_of, join, list_files
 
 _IN_FLIGHT = re.compile(r"\.data\..+\.tmp")
 
@@ -31,6 +29,7 @@ class WeekFile:
     path: str
     size: int
     mtime_ns: int | None
+    etag: str | None = None  # an object store's version of it (local files have none)
 
     @property
     def stamp(self) -> list[int] | None:
@@ -72,13 +71,11 @@ def _walk(lake_dir: Location, folder: tuple[str, ...], repo: str | None):
     repository's own folder)."""
     root = join(lake_dir, *folder)
     base = root if repo is None else join(root, f"repo={repo_slug(repo)}")
-    filesystem, root_path, prefix = filesystem_of(root)
-    _, base_path, _ = filesystem_of(base)
-    selector = pafs.FileSelector(base_path, recursive=True, allow_not_found=True)
-    for info in filesystem.get_file_info(selector):
-        if info.type == pafs.FileType.File:
-            parts = info.path.replace("\\", "/")[len(root_path) :].strip("/").split("/")
-            yield parts, info, prefix
+    _, root_path, _ = filesystem_of(root)
+    found, prefix = list_files(base)
+    for info in found:
+        parts = info.path.replace("\\", "/")[len(root_path) :].strip("/").split("/")
+        yield parts, info, prefix
 
 
 def list_week_files(lake_dir: Location, repo: str | None = None) -> Listing:
@@ -89,7 +86,7 @@ def list_week_files(lake_dir: Location, repo: str | None = None) -> Listing:
         if slug is None or week is None:
             listing.skipped.append(prefix + info.path)
         elif parts[2] == DATA_FILE:
-            found = WeekFile(prefix + info.path, info.size, info.mtime_ns)
+            found = WeekFile(prefix + info.path, info.size, info.mtime_ns, info.etag)
             listing.weeks.setdefault(slug, {})[week] = found
         elif not _IN_FLIGHT.fullmatch(parts[2]):
             listing.skipped.append(prefix + info.path)

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pyarrow.fs as pafs
 
+from orchestration import object_store
+
 Location = Path | str  # a local folder (Path) or a URI such as s3://bucket/prefix
 
 
@@ -37,6 +39,13 @@ def filesystem_of(location: Location) -> tuple[pafs.FileSystem, str, str]:
     if isinstance(filesystem, pafs.LocalFileSystem):
         return filesystem, path, ""
     return filesystem, path, location.split("://", 1)[0] + "://"
+
+
+def list_files(base: Location) -> tuple[list[object_store.StoredFile], str]:
+    """Every file under `base`, recursively (none if it does not exist), and the prefix that
+    turns their paths back into URIs. An object store's specifics are `object_store`'s."""
+    filesystem, path, prefix = filesystem_of(base)
+    return object_store.list_files(filesystem, str(base), path), prefix
 
 
 def write_bytes(target: Location, data: bytes) -> int:

@@ -23,7 +23,11 @@ def _say(message: str) -> None:
 
 
 def apply_duckdb_init(conn: duckdb.DuckDBPyConnection) -> None:
-    """Run $PRWEEKLY_DUCKDB_INIT, e.g. credentials for a lake on object storage (CREATE SECRET)."""
+    """Give `conn` the configured object stores, then run $PRWEEKLY_DUCKDB_INIT (any other
+    set-up, e.g. a `CREATE SECRET` for DuckDB's own httpfs)."""
+    from orchestration.object_store import register_with_duckdb
+
+    register_with_duckdb(conn)
     setup = os.environ.get("PRWEEKLY_DUCKDB_INIT")
     if setup:
         conn.execute(setup)
