@@ -278,3 +278,60 @@ def test_faulty_answers_leave_whole_weeks_naming_only_their_prs(
         named = {int(n) for n in re.findall(r"/pull/(\d+)", text)}
         assert named <= numbers, (name, named - numbers)
     assert "改用确定性文本" in files[f"{MONDAY}.zh.md"]
+
+
+def test_a_changed_pr_asks_again_only_for_itself_and_its_week(
+    built: dict, emulator: LlmEmulator, tmp_path: Path
+) -> None:
+    copy = tmp_path / "warehouse.duckdb"
+    shutil.copyfile(built["home"] / "warehouse.duckdb", copy)
+    monday = date.fromisoformat(MONDAY)
+    with duckdb.connect(str(copy)) as conn:
+        before = week_asks(conn, REPO, monday)
+        changed = before[1].number
+        conn.execute(
+            "update marts.fct_pull_requests set title = title || ' (edited)' "
+            "where repo = ? and number = ?",
+            [REPO, changed],
+        )
+        after = week_asks(conn, REPO, monday)
+        cache = find(conn, [a.key(MODEL) for a in after])
+        numbers = _week_numbers(conn)
+        outcomes = narrate(_client(emulator), after, numbers, cache)
+    asked = [json.loads(r["body"])["messages"][1]["content"] for r in emulator.requests]
+    assert len(asked) == 2 and f'"number": {changed}, ' in asked[0] + asked[1]
+    assert sum(not o.cached for o in outcomes) == 2
+    assert {o.number for o in outcomes if not o.cached} == {changed, None}
+
+
+# --- settings ---------------------------------------------------------------------------------
+
+
+def test_without_a_url_no_model_is_set_and_the_key_never_shows_in_settings(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from orchestration.config import UsageError
+    from orchestration.narrative.settings import load_llm_settings
+
+    for name in ("PRWEEKLY_LLM_URL", "PRWEEKLY_LLM_MODEL", "PRWEEKLY_LLM_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    assert load_llm_settings() is None
+    monkeypatch.setenv("PRWEEKLY_LLM_URL", "http://localhost:11434/v1")
+    with pytest.raises(UsageError, match="PRWEEKLY_LLM_MODEL"):
+        load_llm_settings()
+    monkeypatch.setenv("PRWEEKLY_LLM_MODEL", "qwen2.5:7b")
+    monkeypatch.setenv("PRWEEKLY_LLM_API_KEY", KEY)
+    monkeypatch.setenv("PRWEEKLY_LLM_CONCURRENCY", "0")
+    with pytest.raises(UsageError, match="at least 1"):
+        load_llm_settings()
+    monkeypatch.delenv("PRWEEKLY_LLM_CONCURRENCY")
+    llm = load_llm_settings()
+    assert llm.endpoint == "http://localhost:11434/v1/chat/completions"
+    assert llm.api_key == KEY and KEY not in repr(llm) and KEY not in str(llm)
+
+
+def test_the_llm_emulator_lists_its_fault_kinds(capsys: pytest.CaptureFixture) -> None:
+    with pytest.raises(SystemExit):
+        main(["llm-emulator", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert all(fault.value in text for fault in LlmFault)
