@@ -124,6 +124,10 @@ def main(argv: list[str] | None = None) -> int:
         from orchestration.emulator.server import main as emulator_main
 
         return emulator_main(argv[1:])
+    if argv[:1] == ["llm-emulator"]:
+        from orchestration.llm_emulator.server import main as llm_emulator_main
+
+        return llm_emulator_main(argv[1:])
     from orchestration.cli_parser import parser
 
     args = parser().parse_args(argv)

@@ -126,6 +126,12 @@ def parser() -> argparse.ArgumentParser:
         add_help=False,
     )
     emulator.add_argument("args", nargs=argparse.REMAINDER)
+    llm_emulator = commands.add_parser(
+        "llm-emulator",
+        help="serve an OpenAI-compatible chat completions endpoint on loopback (for tests)",
+        add_help=False,
+    )
+    llm_emulator.add_argument("args", nargs=argparse.REMAINDER)
 
     repo = commands.add_parser(
         "repo",

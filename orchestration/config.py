@@ -84,6 +84,29 @@ ENVIRONMENT = (
         "SQL run on each warehouse connection (e.g. object-store credentials)",
         "none",
     ),
+    EnvironmentVariable(
+        "PRWEEKLY_LLM_URL",
+        "optional language model: an OpenAI-compatible base URL (e.g. "
+        "`http://localhost:11434/v1`); unset, no model is asked (`docs/narrative.md`)",
+        "none",
+    ),
+    EnvironmentVariable("PRWEEKLY_LLM_MODEL", "the model's name at that URL", "none"),
+    EnvironmentVariable(
+        "PRWEEKLY_LLM_API_KEY", "key for the language model; never logged or stored", "none"
+    ),
+    EnvironmentVariable(
+        "PRWEEKLY_LLM_TOKEN_BUDGET",
+        "most tokens a build may spend on the language model; past it, parts fall back",
+        "`2000000`",
+    ),
+    EnvironmentVariable(
+        "PRWEEKLY_LLM_CONCURRENCY", "requests to the language model at once", "`4`"
+    ),
+    EnvironmentVariable(
+        "PRWEEKLY_LLM_USD_PER_MILLION_TOKENS",
+        "price of the model, to show each build's cost in the asset's metadata",
+        "none",
+    ),
 )
 
 

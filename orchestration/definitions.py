@@ -12,6 +12,7 @@ from orchestration.freshness import freshness_job, freshness_schedule, last_week
 from orchestration.models.assets import build_model_assets, seed_specs
 from orchestration.models.project import load_project
 from orchestration.models.publish import build_publish_asset
+from orchestration.narrative.asset import pr_narratives
 from orchestration.partitions import weekly_partitions
 from orchestration.report.asset import weekly_report
 from orchestration.resources import PrweeklyResource
@@ -19,12 +20,12 @@ from orchestration.schedules import DEFAULT_CRON, weekly_schedule
 
 project = load_project(SQL_DIR)
 model_assets = build_model_assets(project)
-published_warehouse = build_publish_asset([a.key for a in model_assets])
+published_warehouse = build_publish_asset([*(a.key for a in model_assets), pr_narratives.key])
 
 weekly_job = dg.define_asset_job(
     "weekly_report_job",
     selection=dg.AssetSelection.assets(
-        raw_pull_requests, *model_assets, published_warehouse, weekly_report
+        raw_pull_requests, *model_assets, pr_narratives, published_warehouse, weekly_report
     )
     - dg.AssetSelection.checks(last_week_reported),
     partitions_def=weekly_partitions,
@@ -35,6 +36,7 @@ defs = dg.Definitions(
     assets=[
         raw_pull_requests,
         *model_assets,
+        pr_narratives,
         published_warehouse,
         weekly_report,
         *seed_specs(project),

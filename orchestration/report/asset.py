@@ -8,6 +8,7 @@ import duckdb
 from orchestration.config import repo_slug
 from orchestration.history import history_weeks, rebuild_scope
 from orchestration.models.checks import blocked_weeks
+from orchestration.narrative.report import load_narrative
 from orchestration.partitions import scopes_of, weekly_partitions
 from orchestration.report.queries import load_week
 from orchestration.report.render import LANGUAGES, chart_name, render_week, write_atomic
@@ -37,7 +38,9 @@ def write_week(
     """Render one week and write its files (with `only_changed`, those whose text differs from
     the file's); {file name: (path, bytes, text)} of the files written."""
     folder = join(reports_dir, repo_slug(repo))
-    files = render_week(load_week(conn, repo, week))
+    facts = load_week(conn, repo, week)
+    facts.narrative = load_narrative(conn, repo, week)  # None without a language model
+    files = render_week(facts)
     # an empty week has no chart: drop one left from before, and the one chart for both
     # languages that reports before per-language charts linked
     for name in [*(chart_name(week, lang) for lang in LANGUAGES), f"{week}.areas.svg"]:

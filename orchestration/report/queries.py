@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from datetime import date, timedelta
+from typing import Any
 
 import duckdb
 
@@ -36,6 +37,8 @@ class WeekFacts:
     factor_names: list[str] = field(default_factory=lambda: list(FACTORS))
     # the week's topics (fct_weekly_topics) with PRs, each with its PRs as `prs`, busiest first
     topics: list[dict] = field(default_factory=list)
+    # the language model's checked text for the week (orchestration.narrative), or None
+    narrative: Any = None
 
     @property
     def week_end(self) -> date:

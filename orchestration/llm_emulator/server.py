@@ -1,0 +1,233 @@
+"""An OpenAI-compatible chat completions server on loopback, answering from the prompt's facts.
+
+It serves `POST /v1/chat/completions` as Ollama, vLLM, llama.cpp and hosted APIs do: the
+request must name a model and carry messages and a `json_schema` response format; the answer
+is a `chat.completion` whose content is JSON built from the facts in the prompt, with `usage`.
+Faults from `LlmFaults` are injected where a real server or model would produce them. Every
+request is kept in `requests`, so tests count what the client asked.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import threading
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from orchestration.llm_emulator.answers import facts_of, pr_answer, week_answer
+from orchestration.llm_emulator.faults import LlmFault, LlmFaults, parse_fault_spec
+from orchestration.narrative.client import estimate_tokens
+
+PATH = "/v1/chat/completions"
+FOREIGN_OFFSET = 1_000_000  # a PR number no week holds
+UNKNOWN_FIGURE = "9876.5%"
+
+
+class LlmEmulator:
+    """A chat completions endpoint on loopback; a context manager that starts and stops it."""
+
+    def __init__(
+        self, *, host: str = "127.0.0.1", port: int = 0, api_key: str | None = None, seed: int = 0
+    ) -> None:
+        self.api_key = api_key
+        self.faults = LlmFaults(seed)
+        self.requests: list[dict] = []
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer((host, port), _handler_for(self))
+        self._server.daemon_threads = True
+
+    @property
+    def url(self) -> str:
+        """The base URL, as `PRWEEKLY_LLM_URL` takes it."""
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    @property
+    def requests_served(self) -> int:
+        return len(self.requests)
+
+    def start(self) -> LlmEmulator:
+        thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def __enter__(self) -> LlmEmulator:
+        return self.start()
+
+    def __exit__(self, *_exc) -> None:
+        self.stop()
+
+    def serve_forever(self) -> None:
+        self._server.serve_forever()
+
+    def record(self, entry: dict) -> None:
+        with self._lock:
+            self.requests.append(entry)
+
+    def answer(self, request: Any, fault: LlmFault | None) -> tuple[int, dict]:
+        """The status and body a server would send for this request."""
+        if not isinstance(request, dict) or not request.get("model"):
+            return 400, _error("the request names no model", "invalid_request_error")
+        messages = request.get("messages")
+        fmt = request.get("response_format") or {}
+        if not isinstance(messages, list) or fmt.get("type") != "json_schema":
+            return 400, _error("messages and a json_schema response_format are required")
+        name = (fmt.get("json_schema") or {}).get("name")
+        try:
+            facts = facts_of(messages)
+        except (ValueError, TypeError):
+            return 400, _error("the prompt holds no facts to answer from")
+        if name == "pr_narrative":
+            answer = pr_answer(facts)
+        elif name == "week_narrative":
+            answer = week_answer(facts)
+        else:
+            return 400, _error(f"unknown schema {name!r}")
+        content = _spoil(answer, fault)
+        prompt = sum(estimate_tokens(str(m.get("content") or "")) for m in messages)
+        completion = estimate_tokens(content)
+        return 200, {
+            "id": f"chatcmpl-{uuid.uuid4().hex[:12]}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": request["model"],
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": content},
+                    "finish_reason": "stop",
+                }
+            ],
+            "usage": {
+                "prompt_tokens": prompt,
+                "completion_tokens": completion,
+                "total_tokens": prompt + completion,
+            },
+        }
+
+
+def _spoil(answer: dict, fault: LlmFault | None) -> str:
+    """The answer's content, spoilt as the fault says."""
+    zh = "summary_zh" if "summary_zh" in answer else "theme_zh"
+    en = zh.replace("_zh", "_en")
+    if fault is LlmFault.INVALID_JSON:
+        return json.dumps(answer, ensure_ascii=False)[:-7] + " …"
+    if fault is LlmFault.BREAK_SCHEMA:
+        del answer[zh]
+    elif fault is LlmFault.FOREIGN_PR:
+        number = answer.get("number") or 0
+        answer[zh] = answer[zh][:140] + f"另见 #{number + FOREIGN_OFFSET}。"
+    elif fault is LlmFault.UNKNOWN_FIGURE:
+        answer[zh] = answer[zh][:140] + f"性能提升 {UNKNOWN_FIGURE}。"
+    elif fault is LlmFault.ENGLISH:
+        answer[zh] = answer[en][:160]
+    return json.dumps(answer, ensure_ascii=False)
+
+
+def _error(message: str, kind: str = "invalid_request_error") -> dict:
+    return {"error": {"message": message, "type": kind}}
+
+
+def _handler_for(emulator: LlmEmulator) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        server_version = "llm-emulator"
+        sys_version = ""
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *_args) -> None:  # keep test output quiet
+            pass
+
+        def do_GET(self) -> None:
+            self._send(404, _error("not found", "not_found"))
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("content-length") or 0)
+            body = self.rfile.read(length)
+            entry = {"path": self.path, "body": body, "fault": None, "status": None}
+            emulator.record(entry)
+            if self.path.split("?")[0] != PATH:
+                return self._send(404, _error(f"no route {self.path}", "not_found"))
+            fault = emulator.faults.next_fault()
+            entry["fault"] = fault
+            if fault is LlmFault.UNAUTHORIZED or not self._authorised():
+                return self._send(401, _error("invalid API key", "authentication_error"))
+            if fault is LlmFault.TIMEOUT:
+                time.sleep(emulator.faults.delay_seconds)
+            if fault is LlmFault.RATE_LIMIT:
+                headers = {"retry-after": str(emulator.faults.retry_after_seconds)}
+                return self._send(429, _error("rate limit reached", "rate_limit"), headers)
+            if fault is LlmFault.SERVER_ERROR:
+                return self._send(500, _error("the model crashed", "server_error"))
+            try:
+                request = json.loads(body or b"null")
+            except ValueError:
+                return self._send(400, _error("the body is not JSON"))
+            status, payload = emulator.answer(request, fault)
+            entry["status"] = status
+            self._send(status, payload)
+
+        def _authorised(self) -> bool:
+            if emulator.api_key is None:
+                return True
+            return self.headers.get("authorization") == f"Bearer {emulator.api_key}"
+
+        def _send(self, status: int, payload: Any, headers: dict | None = None) -> None:
+            data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+            with contextlib.suppress(OSError):  # the client may have timed out and gone
+                self.send_response(status)
+                self.send_header("content-type", "application/json; charset=utf-8")
+                self.send_header("content-length", str(len(data)))
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(data)
+
+    return Handler
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`prweekly llm-emulator [--port N]`: serve until interrupted."""
+    parser = argparse.ArgumentParser(
+        prog="prweekly llm-emulator",
+        description="Serve an OpenAI-compatible chat completions endpoint on loopback that "
+        "answers prweekly's narrative requests from the facts in their prompts.",
+    )
+    parser.add_argument("--port", type=int, default=8788, help="0 picks a free port")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--api-key", help="accept only this key (default: any or none)")
+    parser.add_argument(
+        "--fault",
+        action="append",
+        default=[],
+        metavar="KIND=P",
+        help="fail each request with KIND at probability P (0 to 1); repeatable. KIND is one "
+        f"of: {', '.join(fault.value for fault in LlmFault)}",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed for random faults")
+    args = parser.parse_args(argv)
+    try:
+        faults = [parse_fault_spec(spec) for spec in args.fault]
+        emulator = LlmEmulator(host=args.host, port=args.port, api_key=args.api_key, seed=args.seed)
+    except (ValueError, OSError) as exc:
+        parser.error(str(exc))
+    for fault, probability in faults:
+        emulator.faults.fail_randomly(fault, probability)
+    print("language model emulator: OpenAI-compatible chat completions", flush=True)
+    print(f"PRWEEKLY_LLM_URL={emulator.url}", flush=True)
+    try:
+        emulator.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        emulator._server.server_close()
+    return 0

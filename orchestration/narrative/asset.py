@@ -1,0 +1,113 @@
+"""The `pr_narratives` asset: the model's prose for each week of the run, checked and cached.
+
+It runs after the marts and before they are published, writing the build's working copy like
+the models do, so readers get the narrative together with the facts it was checked against.
+Without `PRWEEKLY_LLM_URL` it does nothing. A wrong URL or key stops the narrative only: the
+step says what to fix and the reports are written without it.
+"""
+
+import dataclasses
+
+import dagster as dg
+
+from orchestration.build_session import WEEKS, session_for
+from orchestration.narrative.client import ChatClient, EndpointError
+from orchestration.narrative.narrate import Tally, narrate
+from orchestration.narrative.prompt import week_asks
+from orchestration.narrative.settings import load_llm_settings
+from orchestration.narrative.store import TABLE, ensure_table, find, replace_week
+from orchestration.partitions import scopes_of, weekly_partitions
+from orchestration.resources import PrweeklyResource
+from orchestration.warehouse import rollback
+from orchestration.weeks import weeks_between
+
+NARRATIVE_DEPENDENCIES = [
+    "fct_pull_requests",
+    "fct_weekly_summary",
+    "fct_weekly_risks",
+    "stg_pull_request_files",
+]
+
+
+@dg.asset(
+    deps=NARRATIVE_DEPENDENCIES,
+    partitions_def=weekly_partitions,
+    backfill_policy=dg.BackfillPolicy.single_run(),
+    group_name="narrative",
+    kinds={"duckdb"},
+    description="Optional: a language model's summaries of the key PRs and of the week, in "
+    "Chinese and English, each checked against the marts before it is kept, cached in "
+    f"{TABLE} by the hash of its input (PRWEEKLY_LLM_URL; nothing without it).",
+)
+def pr_narratives(
+    context: dg.AssetExecutionContext, prweekly: PrweeklyResource
+) -> dg.MaterializeResult:
+    llm = load_llm_settings()
+    if llm is None:
+        context.log.info("no language model set (PRWEEKLY_LLM_URL): nothing to ask")
+        return dg.MaterializeResult(metadata={"model": "none"})
+    settings = prweekly.settings()
+    llm = dataclasses.replace(llm, max_wait_seconds=settings.max_wait_seconds)
+    session = session_for(settings, context.run_id, context.instance, context.log.info)
+    conn = session.conn
+    ensure_table(conn)
+    client = ChatClient(llm)
+    tally, weeks, error = Tally(), 0, None
+    try:
+        for scope in scopes_of(context):
+            session.note(TABLE, WEEKS, scope)
+            for week in weeks_between(scope.start_week, scope.end_week):
+                asks = week_asks(conn, scope.repo, week)
+                numbers = {n["number"] for a in asks[-1:] for n in a.facts["pull_requests"]}
+                cache = find(conn, [a.key(llm.model) for a in asks])
+                outcomes = narrate(client, asks, numbers, cache)
+                conn.execute("begin transaction")
+                try:
+                    replace_week(conn, scope.repo, week, outcomes)
+                    conn.execute("commit")
+                except BaseException:
+                    rollback(conn)
+                    raise
+                for outcome in outcomes:
+                    tally.add(outcome)
+                weeks += 1
+                context.log.info(
+                    f"narrative {scope.repo} {week}: {len(outcomes)} part(s), "
+                    f"{sum(not o.cached for o in outcomes)} asked, "
+                    f"{sum(o.source != 'model' for o in outcomes)} not used; run so far: "
+                    f"{tally.prompt_tokens + tally.completion_tokens:,} tokens, "
+                    f"{tally.cached} cache hit(s)"
+                )
+    except EndpointError as failure:
+        error = str(failure)
+        context.log.error(
+            f"narrative stopped: {error}. The reports are written without the model's text."
+        )
+    finally:
+        client.close()
+    for line in tally.failed[:20]:
+        context.log.warning(f"narrative not used for {line}")
+    parts = tally.asked + tally.cached
+    tokens = tally.prompt_tokens + tally.completion_tokens
+    metadata = {
+        "model": llm.model,
+        "weeks": weeks,
+        "parts": parts,
+        "asked": tally.asked,
+        "requests": client.requests,
+        "cache_hits": tally.cached,
+        "cache_hit_rate": round(tally.cached / parts, 3) if parts else 0.0,
+        "fallbacks": tally.fallbacks,
+        "unavailable": tally.unavailable,
+        "prompt_tokens": tally.prompt_tokens,
+        "completion_tokens": tally.completion_tokens,
+    }
+    if llm.usd_per_million_tokens is not None:
+        metadata["cost_usd"] = round(tokens * llm.usd_per_million_tokens / 1e6, 4)
+    if error:
+        metadata["error"] = error
+    context.log.info(
+        f"narrative: {weeks} week(s), {tally.asked} part(s) asked, {tally.cached} from the "
+        f"cache, {tally.fallbacks} fell back, {tokens:,} tokens"
+    )
+    return dg.MaterializeResult(metadata=metadata)
