@@ -11,10 +11,8 @@ import httpx
 
 from orchestration.config import Settings
 from orchestration.delivery.edition import Edition
-from orchestration.delivery.slack import DeliveryError
 from orchestration.delivery.targets import GitHubTarget, MissingSecret
-
-TIMEOUT_SECONDS = 60.0
+from orchestration.delivery.transport import DeliveryError, http
 
 CATEGORIES = """
 query DiscussionCategories($owner: String!, $name: String!) {
@@ -65,11 +63,8 @@ class _Client:
 
     def ask(self, document: str, variables: dict) -> dict:
         try:
-            answer = httpx.post(
-                self.url,
-                json={"query": document, "variables": variables},
-                headers=self.headers,
-                timeout=TIMEOUT_SECONDS,
+            answer = http().post(
+                self.url, json={"query": document, "variables": variables}, headers=self.headers
             )
         except httpx.HTTPError as exc:
             raise DeliveryError(f"github: could not reach GitHub ({type(exc).__name__})") from None

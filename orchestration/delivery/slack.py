@@ -6,18 +6,14 @@ import httpx
 
 from orchestration.delivery.edition import Edition
 from orchestration.delivery.targets import SlackTarget, expand
+from orchestration.delivery.transport import DeliveryError, http
 
-TIMEOUT_SECONDS = 30.0
 _WORDS = {
     "en": {"prs": "merged PRs", "theme": "Theme", "key": "Key PRs", "read": "Read the report",
            "corrected": "Corrected edition"},
     "zh": {"prs": "个已合并 PR", "theme": "主题", "key": "重点 PR", "read": "阅读周报",
            "corrected": "更正版"},
 }  # fmt: skip
-
-
-class DeliveryError(RuntimeError):
-    """A target refused or could not be reached; the message names no secret."""
 
 
 def _escape(text: str) -> str:
@@ -52,7 +48,7 @@ def send(target: SlackTarget, edition: Edition, correction: bool) -> str | None:
     """Post the message; returns Slack's request id, if it gave one."""
     url = expand(target.webhook_url)
     try:
-        answer = httpx.post(url, json=message(edition, correction), timeout=TIMEOUT_SECONDS)
+        answer = http().post(url, json=message(edition, correction))
     except httpx.HTTPError as exc:  # the exception's text can carry the URL: name its kind
         raise DeliveryError(f"slack: could not reach the webhook ({type(exc).__name__})") from None
     if answer.status_code != 200:
