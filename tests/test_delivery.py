@@ -42,7 +42,6 @@ def receivers(home: Path, monkeypatch: pytest.MonkeyPatch):
         monkeypatch.setenv("GITHUB_GRAPHQL_URL", github.url)
         monkeypatch.setenv("TEST_SLACK_WEBHOOK", slack.url)
         monkeypatch.setenv("TEST_SMTP_PASSWORD", SMTP_PASSWORD)
-        monkeypatch.setenv("PRWEEKLY_SITE_URL", SITE)
         monkeypatch.setattr(send, "BACKOFF_SECONDS", (0.01, 0.02))
         yield slack, smtp, github
 
@@ -58,7 +57,8 @@ def configure(home: Path, smtp: SmtpReceiver, source: Path = SAMPLE_DATASET, **d
         },
         "github": {"discussion_category": "Announcements"},
     }
-    entry = {"name": REPO, "source": f"file:{source}", "deliver": {**targets, **deliver}}
+    deliver = {"site_url": SITE, **targets, **deliver}
+    entry = {"name": REPO, "source": f"file:{source}", "deliver": deliver}
     home.mkdir(exist_ok=True)
     (home / "repositories.yml").write_text(yaml.safe_dump({"repositories": [entry]}))
 
@@ -185,6 +185,8 @@ def test_a_corrected_edition_waits_for_send_corrections_or_a_hand(
         ({"slack": {"webhook_url": "hooks.slack.com/x"}}, "http(s) URL"),
         ({"email": {"to": ["a@b.c"], "smtp_url": "smtps://u:pw@host"}}, "must not hold a password"),
         ({"email": {"to": [], "smtp_url": "smtp://host"}}, "at least one address"),
+        ({"email": {"to": ["a@b.c"], "smtp_url": "smtps://me@host"}}, "say in password_env"),
+        ({"site_url": "reports.example.com"}, "site_url must be an http(s) URL"),
         ({"email": {"to": ["nobody"], "smtp_url": "smtp://host"}}, "not an address: nobody"),
         ({"github": {"discussion_category": "A", "issue_label": "b"}}, "either"),
         ({"github": {"discussion_categry": "A"}}, "unknown setting(s) discussion_categry"),

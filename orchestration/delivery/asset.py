@@ -4,6 +4,7 @@ from datetime import timedelta
 
 import dagster as dg
 
+from orchestration.build_session import close_session
 from orchestration.delivery import ledger
 from orchestration.delivery.send import FAILED, SENT, Outcome, deliver_week, delivery_of
 from orchestration.history import history_weeks
@@ -28,6 +29,7 @@ def delivered_reports(
     context: dg.AssetExecutionContext, prweekly: PrweeklyResource
 ) -> dg.MaterializeResult:
     settings = prweekly.settings()
+    close_session()  # a run that built models without publishing them holds the working copy
     outcomes: list[Outcome] = []
     registered = load_repositories(settings.home)
     for scope in scopes_of(context):

@@ -6,13 +6,13 @@ import sys
 from datetime import date
 
 from orchestration.config import UsageError, load_settings
-from orchestration.delivery.send import FAILED, deliver_week, delivery_of
+from orchestration.delivery.send import FAILED, NO_REPORT, deliver_week, delivery_of
 from orchestration.repositories import find, load_repositories
 from orchestration.weeks import iso_label
 
 
 def publish(repo: str, week: date, target: str | None, dry_run: bool) -> int:
-    """Print one line per target; 1 if any target failed."""
+    """Print one line per target; 1 if any target failed or the week has no report to send."""
     settings = load_settings()
     entry = find(load_repositories(settings.home), repo)
     if entry is None:
@@ -31,4 +31,4 @@ def publish(repo: str, week: date, target: str | None, dry_run: bool) -> int:
     for outcome in outcomes:
         detail = f": {outcome.detail}" if outcome.detail else ""
         print(f"  {outcome.target}: {outcome.status}{detail}", flush=True)
-    return 1 if any(o.status == FAILED for o in outcomes) else 0
+    return 1 if any(o.status in (FAILED, NO_REPORT) for o in outcomes) else 0

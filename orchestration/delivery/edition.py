@@ -7,7 +7,6 @@ text is the same edition wherever it is computed (the editions table keys it the
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -18,7 +17,6 @@ from orchestration.storage import Location, join, read_bytes
 from orchestration.weeks import iso_label
 
 KEY_PRS_SHOWN = 5  # a chat message names a few; the report has them all
-SITE_URL_VARIABLE = "PRWEEKLY_SITE_URL"
 
 
 def edition_id(markdown: bytes) -> str:
@@ -34,7 +32,7 @@ class Edition:
     markdown: str
     html: str
     id: str
-    link: str  # the week's page: on the site if PRWEEKLY_SITE_URL is set, else its location
+    link: str  # the week's page: on the site if `site_url` is set, else its location
     merged_prs: int | None = None
     theme: str | None = None
     key_prs: list[dict] = field(default_factory=list)
@@ -45,9 +43,11 @@ class Edition:
         return f"{self.repo} {word} {iso_label(self.week)}"
 
 
-def page_link(reports_dir: Location, repo: str, week: date, language: str) -> str:
+def page_link(
+    reports_dir: Location, repo: str, week: date, language: str, site_url: str | None
+) -> str:
     name = f"{week}.{language}.html"
-    base = os.environ.get(SITE_URL_VARIABLE, "").rstrip("/")
+    base = (site_url or "").rstrip("/")
     if base:
         return f"{base}/{repo_slug(repo)}/{name}"
     return str(join(reports_dir, repo_slug(repo), name))
@@ -59,6 +59,7 @@ def load_edition(
     repo: str,
     week: date,
     language: str,
+    site_url: str | None = None,
 ) -> Edition | None:
     """The week's current edition in `language`, or None when the week has no report."""
     folder = join(reports_dir, repo_slug(repo))
@@ -74,7 +75,7 @@ def load_edition(
         markdown=markdown.decode("utf-8"),
         html=html.decode("utf-8"),
         id=edition_id(markdown),
-        link=page_link(reports_dir, repo, week, language),
+        link=page_link(reports_dir, repo, week, language, site_url),
         **headline,
     )
 

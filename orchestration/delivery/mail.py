@@ -49,9 +49,10 @@ def send(target: EmailTarget, edition: Edition, correction: bool) -> str:
     parts = urlsplit(url)
     host = parts.hostname or ""
     user = unquote(parts.username) if parts.username else None
-    password = os.environ.get(target.password_env) if user else None
+    password = os.environ.get(target.password_env) if user and target.password_env else None
     if user and not password:
-        raise MissingSecret(f"the environment variable {target.password_env} is not set")
+        variable = target.password_env or "(password_env is not set)"
+        raise MissingSecret(f"the SMTP password's environment variable {variable} is not set")
     mail = compose(target, edition, correction)
     try:
         if parts.scheme == "smtps":

@@ -59,7 +59,7 @@ def secrets_of(settings: Settings, target: Target) -> list[str]:
         values += [os.environ.get(name, "") for name in VARIABLE.findall(text)]
         if not VARIABLE.search(text):
             values.append(text if isinstance(target, SlackTarget) else "")
-    if isinstance(target, EmailTarget):
+    if isinstance(target, EmailTarget) and target.password_env:
         values.append(os.environ.get(target.password_env, ""))
     return sorted((v for v in values if len(v) >= 4), key=len, reverse=True)
 
@@ -96,30 +96,33 @@ def deliver_week(
     """Send `entry`'s edition of `week` to each target (or only the one named `only`);
     `known` is the repository's ledger, when the caller has read it already."""
     delivery = delivery_of(entry)
-    known = known or ledger.Ledger(settings, entry.repo, say)
     targets = [t for t in delivery.targets if only in (None, t.kind)]
     if only and not targets:
-        known = ", ".join(t.kind for t in delivery.targets) or "none"
-        raise UsageError(f"{entry.name} has no {only} target in repositories.yml (it has: {known})")
+        kinds = ", ".join(t.kind for t in delivery.targets) or "none"
+        raise UsageError(f"{entry.name} has no {only} target in repositories.yml (it has: {kinds})")
+    known = known or ledger.Ledger(settings, entry.repo, say)
     editions: dict[str, Edition | None] = {}
-    headline = settings.warehouse_path.exists()
     outcomes = []
     for target in targets:
         if target.language not in editions:
-            if headline:
-                with connect(settings.warehouse_path, read_only=True, on_wait=say) as conn:
-                    editions[target.language] = load_edition(
-                        settings.reports_dir, conn, entry.repo, week, target.language
-                    )
-            else:
-                editions[target.language] = load_edition(
-                    settings.reports_dir, None, entry.repo, week, target.language
-                )
+            editions[target.language] = _current_edition(
+                settings, entry.repo, week, target.language, delivery.site_url, say
+            )
         edition = editions[target.language]
         outcome = _deliver(settings, delivery, known, target, week, edition, dry_run, by_hand,
                            say)  # fmt: skip
         outcomes.append(outcome)
     return outcomes
+
+
+def _current_edition(
+    settings: Settings, repo: str, week: date, language: str, site: str | None, say: Callable
+) -> Edition | None:
+    """The week's edition as its report files hold it, with the headline from the marts."""
+    if not settings.warehouse_path.exists():
+        return load_edition(settings.reports_dir, None, repo, week, language, site)
+    with connect(settings.warehouse_path, read_only=True, on_wait=say) as conn:
+        return load_edition(settings.reports_dir, conn, repo, week, language, site)
 
 
 def _deliver(

@@ -5,14 +5,15 @@ deliver:
   language: en                 # en (default) or zh; a target may set its own
   send_corrections: false      # send a changed edition of a week already delivered
   slack: {webhook_url: ${SLACK_WEBHOOK_URL}}
-  email: {to: [team@example.com], smtp_url: smtps://bot@smtp.example.com, from: bot@example.com}
+  email: {to: [team@example.com], smtp_url: smtps://bot@smtp.example.com,
+          password_env: SMTP_PASSWORD, from: bot@example.com}
   github: {discussion_category: Announcements}   # or {issue_label: weekly-report}
 ```
 
 Secrets come from the environment: `${NAME}` in `webhook_url` or `smtp_url` is replaced by the
 variable when a report is sent (never when the file is read or written back), and the SMTP
-password is read from `password_env` (default `PRWEEKLY_SMTP_PASSWORD`). A password written into
-`smtp_url` is refused: repositories.yml is readable by everyone on the machine.
+password of a URL with a user is read from the variable `password_env` names. A password
+written into `smtp_url` is refused: repositories.yml is readable by everyone on the machine.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ from orchestration.config import UsageError
 
 LANGUAGES = ("en", "zh")
 KINDS = ("slack", "email", "github")
-DEFAULT_PASSWORD_ENV = "PRWEEKLY_SMTP_PASSWORD"
 VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _ADDRESS = re.compile(r"[^@\s<>,]+@[^@\s<>,]+")
 
@@ -54,7 +54,7 @@ class EmailTarget:
     to: tuple[str, ...]
     smtp_url: str  # may hold ${NAME}; never a password
     sender: str
-    password_env: str
+    password_env: str  # "" when the server takes no login
     language: str
     kind: str = "email"
 
@@ -82,6 +82,7 @@ Target = SlackTarget | EmailTarget | GitHubTarget
 class DeliverySettings:
     targets: tuple[Target, ...] = ()
     send_corrections: bool = False
+    site_url: str | None = None  # where the reports are served: messages link to it
 
     def target(self, kind: str) -> Target | None:
         return next((t for t in self.targets if t.kind == kind), None)
@@ -127,11 +128,16 @@ def parse_deliver(raw: object, where: str) -> DeliverySettings:
         return DeliverySettings()
     reader = _Reader(where)
     block = reader.mapping(raw, "deliver")
-    reader.unknown(block, ("language", "send_corrections", *KINDS), "deliver")
+    reader.unknown(block, ("language", "send_corrections", "site_url", *KINDS), "deliver")
     corrections = block.get("send_corrections", False)
     if not isinstance(corrections, bool):
         reader.fail(f"send_corrections must be true or false, not {corrections!r}")
     language = reader.language(block, "en", "deliver")
+    site_url = block.get("site_url")
+    if site_url is not None and (
+        not isinstance(site_url, str) or urlsplit(site_url).scheme not in ("http", "https")
+    ):
+        reader.fail(f"site_url must be an http(s) URL, not {site_url!r}")
     targets: list[Target] = []
     if "slack" in block:
         slack = reader.mapping(block["slack"], "slack")
@@ -156,7 +162,7 @@ def parse_deliver(raw: object, where: str) -> DeliverySettings:
                 reader.language(github, language, "github"),
             )
         )
-    return DeliverySettings(tuple(targets), corrections)
+    return DeliverySettings(tuple(targets), corrections, site_url)
 
 
 def _email(reader: _Reader, block: dict, language: str) -> EmailTarget:
@@ -175,9 +181,13 @@ def _email(reader: _Reader, block: dict, language: str) -> EmailTarget:
     sender = str(block.get("from") or "prweekly@localhost")
     if not _ADDRESS.fullmatch(sender):
         reader.fail(f"email: from is not an address: {sender}")
-    password_env = str(block.get("password_env") or DEFAULT_PASSWORD_ENV)
-    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", password_env):
+    password_env = str(block.get("password_env") or "")
+    if password_env and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", password_env):
         reader.fail(f"email: password_env must name an environment variable, not {password_env!r}")
+    if not password_env and not VARIABLE.search(url) and urlsplit(url).username:
+        reader.fail(
+            "email: smtp_url names a user: say in password_env which variable holds the password"
+        )
     return EmailTarget(
         tuple(a.strip() for a in to),
         url,
