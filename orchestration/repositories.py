@@ -18,6 +18,7 @@ from pathlib import Path
 import yaml
 
 from orchestration.config import UsageError, canonical_repo, validate_repo
+from orchestration.delivery.targets import parse_deliver
 from orchestration.locks import file_lock
 from orchestration.storage import open_temporary
 
@@ -107,8 +108,6 @@ def _read_entries(home: Path) -> list[Repository]:
         rules = entry.get("area_rules") or {}
         if not isinstance(rules, dict):
             raise UsageError(f"{path}: {entry['name']}: area_rules must map path prefixes to areas")
-        from orchestration.delivery.targets import parse_deliver
-
         parse_deliver(entry.get("deliver"), f"{path}: {entry['name']}")  # a clear error early
         repos.append(
             Repository(

@@ -42,11 +42,8 @@ class SlackTarget:
     kind: str = "slack"
 
     def describe(self) -> str:
-        return (
-            "slack (webhook from the environment)"
-            if VARIABLE.search(self.webhook_url)
-            else ("slack (webhook in repositories.yml)")
-        )
+        where = "the environment" if VARIABLE.search(self.webhook_url) else "repositories.yml"
+        return f"slack (webhook from {where})"
 
 
 @dataclass(frozen=True)
