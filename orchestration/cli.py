@@ -157,6 +157,10 @@ def main(argv: list[str] | None = None) -> int:
             _print_reports(demo())
         elif args.command == "ui":
             return ui(args.host, args.port)
+        elif args.command == "publish":
+            from orchestration.delivery.cli import publish
+
+            return publish(args.repo, parse_week(args.week), args.target, args.dry_run)
     except KeyboardInterrupt:
         print("prweekly: interrupted", file=sys.stderr)
         return 130

@@ -204,7 +204,24 @@ def parser() -> argparse.ArgumentParser:
     )
     ui.add_argument("--host", default="127.0.0.1", help="address to serve on (default 127.0.0.1)")
     ui.add_argument("--port", type=int, default=3000, help="port to serve on (default 3000)")
+    _add_publish(commands)
     return parser
+
+
+def _add_publish(commands) -> None:
+    publish = commands.add_parser(
+        "publish",
+        help="send a week's report to the repository's delivery targets by hand",
+        description="Send the week's current edition to the Slack, email and GitHub targets of "
+        "the repository's `deliver:` block in repositories.yml. A target that already has this "
+        "edition gets nothing; a corrected edition is sent even with send_corrections: false.",
+    )
+    publish.add_argument("--repo", required=True, help="repository as OWNER/NAME")
+    publish.add_argument("--week", required=True, help="a date inside the week or an ISO week")
+    publish.add_argument("--target", choices=("slack", "email", "github"), help="only this one")
+    publish.add_argument(
+        "--dry-run", action="store_true", help="say what would be sent, send nothing"
+    )
 
 
 def _version() -> str:

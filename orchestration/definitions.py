@@ -7,6 +7,7 @@ import os
 import dagster as dg
 
 from orchestration.config import SQL_DIR
+from orchestration.delivery.asset import delivered_reports
 from orchestration.extract import raw_pull_requests
 from orchestration.freshness import freshness_job, freshness_schedule, last_week_reported
 from orchestration.models.assets import build_model_assets, seed_specs
@@ -25,7 +26,12 @@ published_warehouse = build_publish_asset([*(a.key for a in model_assets), pr_na
 weekly_job = dg.define_asset_job(
     "weekly_report_job",
     selection=dg.AssetSelection.assets(
-        raw_pull_requests, *model_assets, pr_narratives, published_warehouse, weekly_report
+        raw_pull_requests,
+        *model_assets,
+        pr_narratives,
+        published_warehouse,
+        weekly_report,
+        delivered_reports,
     )
     - dg.AssetSelection.checks(last_week_reported),
     partitions_def=weekly_partitions,
@@ -39,6 +45,7 @@ defs = dg.Definitions(
         pr_narratives,
         published_warehouse,
         weekly_report,
+        delivered_reports,
         *seed_specs(project),
     ],
     asset_checks=[last_week_reported],

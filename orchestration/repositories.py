@@ -17,6 +17,7 @@ from pathlib import Path
 import yaml
 
 from orchestration.config import UsageError, canonical_repo, validate_repo
+from orchestration.delivery.targets import parse_deliver
 from orchestration.locks import file_lock
 from orchestration.storage import write_bytes
 
@@ -38,6 +39,7 @@ class Repository:
     source: str | None = None
     core_paths: list[str] = field(default_factory=list)
     area_rules: dict[str, str] = field(default_factory=dict)
+    deliver: dict | None = None  # as written; checked on reading (orchestration.delivery)
 
     @property
     def repo(self) -> str:
@@ -49,6 +51,7 @@ class Repository:
         self.source = self.source or other.source
         self.core_paths = sorted(set(self.core_paths) | set(other.core_paths))
         self.area_rules = {**other.area_rules, **self.area_rules}
+        self.deliver = self.deliver or other.deliver
 
     def to_yaml(self) -> dict:
         entry: dict = {"name": self.name}
@@ -58,6 +61,8 @@ class Repository:
             entry["core_paths"] = list(self.core_paths)
         if self.area_rules:
             entry["area_rules"] = dict(self.area_rules)
+        if self.deliver:
+            entry["deliver"] = self.deliver
         return entry
 
 
@@ -102,12 +107,14 @@ def _read_entries(home: Path) -> list[Repository]:
         rules = entry.get("area_rules") or {}
         if not isinstance(rules, dict):
             raise UsageError(f"{path}: {entry['name']}: area_rules must map path prefixes to areas")
+        parse_deliver(entry.get("deliver"), f"{path}: {entry['name']}")  # a clear error early
         repos.append(
             Repository(
                 name=str(entry["name"]),
                 source=entry.get("source"),
                 core_paths=[str(p) for p in entry.get("core_paths") or []],
                 area_rules={str(k): str(v) for k, v in rules.items()},
+                deliver=entry.get("deliver"),
             )
         )
     return repos

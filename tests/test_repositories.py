@@ -81,7 +81,8 @@ def test_the_schedule_and_the_freshness_check_follow_the_file(home: Path) -> Non
         repository_def=defs.get_repository_def(),
     )
     requests = list(schedule.evaluate_tick(context).run_requests)
-    assert [r.partition_key for r in requests] == ["acme/rocket|2026-07-20"]
+    built = [r.tags["dagster/asset_partition_range_end"] for r in requests]
+    assert built == ["acme/rocket|2026-07-20"]
     assert unreported_repositories(instance, date(2026, 7, 20)) == (["acme/rocket"], [])
 
 

@@ -18,7 +18,7 @@ Cursors are opaque base64 strings, as on GitHub; search stops after 1,000 result
 from __future__ import annotations
 
 import base64
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,7 @@ from typing import Any
 from graphql import GraphQLError, GraphQLSchema, build_schema
 
 from orchestration.emulator.dataset import Dataset
+from orchestration.emulator.posts import Posts, node_id
 from orchestration.emulator.search_query import SearchSyntaxError, parse_search
 
 SCHEMA_PATH = Path(__file__).with_name("schema.graphql")
@@ -44,6 +45,8 @@ class TypedError(Exception):
 class Context:
     dataset: Dataset
     hide_newest: bool = False  # answer search as if the newest PR were not indexed yet
+    posts: Posts = field(default_factory=Posts)  # discussions, issues and comments made
+    unindexed: frozenset = frozenset()  # (repo lower case, number) search does not find yet
 
 
 def encode_cursor(index: int) -> str:
@@ -103,6 +106,9 @@ def _search(_root, info, query: str, type: str, **paging) -> dict:
             "resources do not exist or you do not have permission to view them.",
         )
     found = pulls.merged_between(search.merged_from, search.merged_to)
+    if info.context.unindexed:  # merged, but not in the search index yet: neither found nor counted
+        key = pulls.name_with_owner.lower()
+        found = [n for n in found if (key, n["number"]) not in info.context.unindexed]
     ordered = sorted(found, key=lambda n: n["number"], reverse=True)  # newest first
     if info.context.hide_newest:
         ordered = ordered[1:]  # shown on the next page asked for: results shift by one
@@ -137,8 +143,8 @@ def _connection(key: str, required: bool):
     def resolve(node, _info, **paging):
         stored = node.get(key)
         if stored is None:
-            return page([], **_only_paging(paging)) if required else None
-        result = page([n for n in stored.get("nodes") or []], **_only_paging(paging))
+            return page([], **only_paging(paging)) if required else None
+        result = page([n for n in stored.get("nodes") or []], **only_paging(paging))
         if isinstance(stored.get("totalCount"), int):
             result["totalCount"] = stored["totalCount"]
         return result
@@ -146,7 +152,7 @@ def _connection(key: str, required: bool):
     return resolve
 
 
-def _only_paging(args: dict) -> dict:
+def only_paging(args: dict) -> dict:
     return {k: v for k, v in args.items() if k in ("first", "after", "last", "before")}
 
 
@@ -187,8 +193,17 @@ def build() -> GraphQLSchema:
     schema.type_map["PullRequestReviewThread"].fields["comments"].resolve = _connection(
         "comments", True
     )
+    schema.type_map["Label"].fields["id"].resolve = _default(
+        "id", lambda n: node_id("Label", n["name"])
+    )
+    comment = schema.type_map["IssueComment"]
+    comment.fields["id"].resolve = _default("id", lambda n: node_id("IssueComment", n["body"]))
+    comment.fields["url"].resolve = _default("url", lambda _n: "https://github.com/")
     schema.type_map["Actor"].resolve_type = lambda *_: "User"
     schema.type_map["SearchResultItem"].resolve_type = lambda *_: "PullRequest"
+    from orchestration.emulator.mutations import install  # it builds on this module
+
+    install(schema)
     return schema
 
 

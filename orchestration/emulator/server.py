@@ -27,6 +27,7 @@ from orchestration.emulator.dataset import Dataset
 from orchestration.emulator.fault_bodies import DOCS, PRIMARY_403, SECONDARY, refusal, spoil
 from orchestration.emulator.faults import Fault, Faults, parse_fault_spec
 from orchestration.emulator.limits import QueryLimitError, analyse
+from orchestration.emulator.posts import Posts
 from orchestration.emulator.ratelimit import RateBudget, Snapshot
 from orchestration.emulator.resolvers import Context, build, format_error, iso
 from orchestration.sources import check_dataset_file
@@ -66,6 +67,8 @@ class Emulator:
         self.budget = RateBudget(clock, limit=rate_limit)
         self.schema = build()
         self.requests: list[dict] = []
+        self.posts = Posts()  # what clients posted (delivery's github target)
+        self._indexed_at: dict[tuple[str, int], float] = {}  # PRs search finds only later
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer((host, port), _handler_for(self))
         self._server.daemon_threads = True
@@ -99,6 +102,10 @@ class Emulator:
 
     def serve_forever(self) -> None:
         self._server.serve_forever()
+
+    def hide_from_search(self, repo: str, number: int, until: float) -> None:
+        """Keep a PR out of search (results and counts) until the clock reaches `until`."""
+        self._indexed_at[(repo.lower(), number)] = until
 
     def record(self, entry: dict) -> None:
         with self._lock:
@@ -149,6 +156,8 @@ class Emulator:
         context = Context(
             Dataset([]) if fault is Fault.NOT_FOUND else self.dataset,
             hide_newest=fault is Fault.SHIFT_PAGES,
+            posts=self.posts,
+            unindexed=frozenset(k for k, t in self._indexed_at.items() if self.clock() < t),
         )
         root = {"rateLimit": _rate_limit(snapshot, cost.nodes)}
         result = execute(

@@ -1,0 +1,1 @@
+"""Delivery of each week's report edition to Slack, email and GitHub, once per target."""
