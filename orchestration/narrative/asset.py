@@ -10,7 +10,8 @@ import dataclasses
 
 import dagster as dg
 
-from orchestration.build_session import WEEKS, session_for
+from orchestration.build_session import session_for
+from orchestration.models.build import WEEKS
 from orchestration.narrative.client import ChatClient, EndpointError
 from orchestration.narrative.narrate import Tally, narrate
 from orchestration.narrative.prompt import week_asks
