@@ -14,6 +14,7 @@ from typing import Any
 import duckdb
 
 from orchestration.compaction import ReadPlan
+from orchestration.models.functions import register_functions
 from orchestration.models.lake_source import LakeError, LakeReader, Say, check_extracted_weeks
 from orchestration.models.project import Model, Project, ProjectError, Seed, jinja_env
 from orchestration.storage import Location
@@ -214,7 +215,7 @@ def materialize(
     def sql_for(incremental: bool) -> tuple[str, dict]:
         if not incremental:
             _check_lake(conn, project, model, reader, None)
-        return render(
+        sql, params = render(
             project,
             model,
             lake_dir=lake_dir,
@@ -222,6 +223,8 @@ def materialize(
             variables=variables,
             reader=reader,
         )
+        register_functions(conn, project.root, sql)
+        return sql, params
 
     if model.materialized == "view":
         sql, _ = sql_for(False)
