@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 from collections import defaultdict
@@ -19,18 +20,11 @@ from orchestration.models.project import load_project
 from orchestration.models.repository_settings import load_repository_settings
 from orchestration.models.run import load_seeds, materialize
 
-FLAGS = [
-    "missing_tests",
-    "core_path",
-    "unresolved_threads",
-    "no_approval",
-    "dependency_change",
-    "breaking_change",
-    "hardware_specific",
-    "large_change",
-    "revert",
-    "quick_follow_up",
-]
+# the risk flags, in their listing order (seeds/risk_flags.csv)
+with (SQL_DIR / "seeds" / "risk_flags.csv").open(encoding="utf-8") as seed:
+    FLAGS = [
+        row["risk_flag"] for row in sorted(csv.DictReader(seed), key=lambda r: int(r["position"]))
+    ]
 
 UNKNOWN = object()  # a field the source does not hold: the key is left out of the node
 
