@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 from collections import defaultdict
@@ -21,18 +22,11 @@ from orchestration.models.run import materialize
 from orchestration.models.seeds import load_seeds
 from orchestration.sources.nodes import to_row
 
-FLAGS = [
-    "missing_tests",
-    "core_path",
-    "unresolved_threads",
-    "no_approval",
-    "dependency_change",
-    "breaking_change",
-    "hardware_specific",
-    "large_change",
-    "revert",
-    "quick_follow_up",
-]
+# the risk flags, in their listing order (seeds/risk_flags.csv)
+with (SQL_DIR / "seeds" / "risk_flags.csv").open(encoding="utf-8") as seed:
+    FLAGS = [
+        row["risk_flag"] for row in sorted(csv.DictReader(seed), key=lambda r: int(r["position"]))
+    ]
 
 UNKNOWN = object()  # a field the source does not hold: the key is left out of the node
 

@@ -149,3 +149,43 @@ def test_yaml_data_tests_become_dagster_checks_that_can_fail(tmp_path: Path) -> 
     with duckdb.connect(str(tmp_path / "home" / "build" / "work.duckdb"), read_only=True) as c:
         failures = c.execute("select model, test, repo from checks.data_test_failures").fetchall()
     assert failures == [("numbers", "unique_id", None)]
+
+
+def test_a_declared_python_function_is_callable_from_a_model(tmp_path: Path) -> None:
+    root = write_project(
+        tmp_path / "sql",
+        {
+            "functions.yml": "functions:\n  - name: shout\n"
+            "    python: tests.test_model_runner:shout\n"
+            "    args: [VARCHAR]\n    returns: VARCHAR\n",
+            "marts/loud.sql": "{{ config(materialized='table') }}\n"
+            "select shout(name) as loud, shout(null) as nothing "
+            "from (values ('a'), ('b')) t(name)",
+        },
+    )
+    project = load_project(root)
+    with duckdb.connect() as conn:
+        for _ in range(2):  # registered once per connection, however many builds call it
+            materialize(conn, project, project.models["loud"], lake_dir=tmp_path, scope=None)
+        rows = conn.execute("select * from marts.loud order by 1").fetchall()
+    assert rows == [("A!", None), ("B!", None)]
+
+
+def test_a_relationships_target_is_built_before_the_model_it_tests(tmp_path: Path) -> None:
+    root = write_project(
+        tmp_path / "sql",
+        {
+            "marts/a_child.sql": "select 1 as id",
+            "marts/z_parent.sql": "select 1 as id",
+            "marts/schema.yml": "models:\n  - name: a_child\n    columns:\n      - name: id\n"
+            "        data_tests:\n          - relationships:\n              to: ref('z_parent')\n"
+            "              field: id\n",
+        },
+    )
+    order = load_project(root).order
+    assert order.index("z_parent") < order.index("a_child")
+
+
+def shout(text: str | None) -> str | None:
+    """A Python function the first test's project declares."""
+    return None if text is None else text.upper() + "!"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import duckdb
 
-from orchestration.report.text import MAX_BODY_CHARS, clean_text, short_title, what_it_does
+from orchestration.report.text import clean_text, short_title
 from orchestration.report.translator import strings
 
 REPO = "verl-project/verl"
@@ -84,16 +84,11 @@ def week_data(conn: duckdb.DuckDBPyConnection) -> dict[date, Quoted]:
                 data.setdefault(week, set()).update({text, short_title(text)})
 
     rows = conn.execute(
-        """
-        select p.week_start, p.title, p.author, p.summary, left(s.body, ?)
-        from marts.fct_pull_requests p
-        left join staging.stg_pull_requests s using (repo, number)
-        where p.repo = ?
-        """,
-        [MAX_BODY_CHARS, REPO],
+        "select week_start, title, author, summary from marts.fct_pull_requests where repo = ?",
+        [REPO],
     ).fetchall()
-    for week, title, author, summary, body in rows:
-        add(week, title, author, what_it_does(body) or what_it_does(summary))
+    for week, title, author, summary in rows:
+        add(week, title, author, summary)
     # area names, also those of the eleven weeks before, which the chart shows
     areas = conn.execute(
         "select distinct week_start, unnest(areas) from marts.fct_pull_requests where repo = ? "

@@ -10,9 +10,11 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from orchestration.config import SQL_DIR
 from orchestration.report.asset import write_week
 from orchestration.report.queries import load_week
 from orchestration.report.render import render_week
+from orchestration.report.text import pr_summary
 from tests.test_facts_support import FLAGS
 
 REPO = "acme/rocket"
@@ -22,35 +24,36 @@ BIG_BODY = (
     "## What does this PR do?\n\nStops the <b>engine</b> | from stalling.\n\n" + "x" * 1_000_000
 )
 
-SCHEMA = """
-create schema marts; create schema seeds; create schema staging;
-create table seeds.importance_weights (factor varchar, weight double, description varchar);
-create table seeds.thresholds (name varchar, value double, description varchar);
-create table staging.stg_pull_requests (
-    repo varchar, week_start date, number integer, body varchar);
+KEY_THRESHOLD = 5.0
+SCHEMA = f"""
+create schema marts;
+create table marts.dim_importance_weights (factor varchar, weight double, description varchar);
+create table marts.dim_risk_flags as
+    select * from read_csv('{SQL_DIR / "seeds" / "risk_flags.csv"}', header = true);
 create table marts.fct_pull_requests (
     repo varchar, number integer, week_start date, merged_at timestamp, title varchar,
     url varchar, author varchar, change_type varchar, change_type_signal varchar,
     primary_area varchar, areas varchar[], is_breaking boolean, additions integer,
     deletions integer, changed_files integer, touches_tests boolean, importance double,
     importance_size double, importance_breadth double, importance_type double,
-    importance_breaking double, risk_flags varchar[], summary varchar);
+    importance_breaking double, risk_flags varchar[], summary varchar, is_key boolean);
 create table marts.fct_weekly_summary (
     repo varchar, week_start date, iso_year integer, iso_week integer, merged_prs integer,
     key_prs integer, authors integer, first_time_authors integer, additions integer,
-    deletions integer, theme varchar, theme_zh varchar);
+    deletions integer, theme varchar, theme_zh varchar, key_threshold double,
+    trailing_weeks integer, trailing_avg_prs double, volume_trend varchar);
 create table marts.fct_weekly_area_trends (
     repo varchar, week_start date, area varchar, pr_count integer, importance_sum double,
     trailing_avg double, trailing_importance_avg double, trend varchar);
 create table marts.fct_weekly_risks (
     repo varchar, week_start date, risk_flag varchar, number integer, reason varchar,
     reason_key varchar, evidence json);
-insert into seeds.importance_weights values
+insert into marts.dim_importance_weights values
     ('size', 1.3, ''), ('size_cap', 4.0, ''), ('area_breadth', 0.6, ''),
     ('file_breadth', 0.1, ''), ('breaking', 2.0, ''), ('type_feat', 2.0, ''),
-    ('type_fix', 1.5, ''), ('type_docs', 0.2, ''), ('key_threshold', 5.0, '');
-insert into seeds.thresholds values ('trailing_weeks', 4, '');
+    ('type_fix', 1.5, ''), ('type_docs', 0.2, ''), ('key_threshold', {KEY_THRESHOLD}, '');
 """
+TRAILING_WEEKS = 4
 
 
 def pr_row(number: int, week: date, **over) -> dict:
@@ -77,7 +80,6 @@ def pr_row(number: int, week: date, **over) -> dict:
         "importance_type": 2.0,
         "importance_breaking": 0.0,
         "risk_flags": [],
-        "summary": "",
         "body": f"Adds change {number} to the engine.",
     }
     row.update(over)
@@ -87,37 +89,44 @@ def pr_row(number: int, week: date, **over) -> dict:
 def build_warehouse(
     path: Path, weeks: dict[date, list[dict]], risks: list[tuple] = (), trailing: float = 2.0
 ) -> Path:
-    """A warehouse with the marts' columns, filled from PR rows; summaries and trends derived."""
+    """A warehouse with the marts' columns, filled from PR rows; summaries (the PR's by the
+    marts' own function), trailing averages and trends derived."""
     conn = duckdb.connect(str(path))
     conn.execute(SCHEMA)
     for week, prs in sorted(weeks.items()):
         for pr in prs:
-            body = pr.pop("body")
-            conn.execute(
-                "insert into staging.stg_pull_requests values (?, ?, ?, ?)",
-                [REPO, week, pr["number"], body],
-            )
+            pr["summary"] = pr_summary(pr.pop("body"), None)
+            pr["is_key"] = pr["importance"] >= KEY_THRESHOLD
             conn.execute(
                 f"insert into marts.fct_pull_requests ({', '.join(pr)}) "
                 f"values ({', '.join('?' for _ in pr)})",
                 list(pr.values()),
             )
         year, iso_week, _ = week.isocalendar()
+        before = [
+            len(weeks[w]) for w in weeks if week - timedelta(weeks=TRAILING_WEEKS) <= w < week
+        ]
+        trailing_avg = sum(before) / len(before) if before else None
         conn.execute(
-            "insert into marts.fct_weekly_summary values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "insert into marts.fct_weekly_summary "
+            "values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 REPO,
                 week,
                 year,
                 iso_week,
                 len(prs),
-                sum(1 for p in prs if p["importance"] >= 5),
+                sum(1 for p in prs if p["is_key"]),
                 len({p["author"] for p in prs}),
                 1 if prs else 0,
                 sum(p["additions"] for p in prs),
                 sum(p["deletions"] for p in prs),
                 "new capabilities" if prs else None,
                 "新功能建设" if prs else None,
+                KEY_THRESHOLD,
+                TRAILING_WEEKS,
+                trailing_avg,
+                "unknown" if trailing_avg is None else "steady",
             ],
         )
         areas: dict[str, list[dict]] = {}

@@ -117,9 +117,10 @@ def test_week_30_ranks_consequence_and_quotes_the_descriptions_evidence(verl_bui
     # every unchecked test box on a code change without tests, with the box's own words
     unchecked = query(
         home,
-        "select d.number, f.missing_tests, r.reason_key, r.evidence->>'box' "
+        "select d.number, p.missing_tests, r.reason_key, r.evidence->>'box' "
         "from intermediate.int_pull_request_descriptions d "
         "join intermediate.int_pull_request_flags f using (repo, number) "
+        "join marts.fct_pull_requests p using (repo, number) "
         "left join marts.fct_weekly_risks r "
         "on r.number = d.number and r.risk_flag = 'missing_tests' "
         "where d.week_start = ? and d.test_box_state = 'unchecked' and f.untested_code_change",

@@ -258,6 +258,13 @@ def load_project(root: Path) -> Project:
         if path != root / PROJECT_FILE:
             _apply_yaml(path, models, sources)
     for model in models.values():
+        # a relationships test reads its target: build the target first, as if the SQL read it
+        targets = [
+            t.args["to"].removeprefix("ref('").removesuffix("')")
+            for t in model.tests
+            if t.kind == "relationships"
+        ]
+        model.refs += tuple(t for t in dict.fromkeys(targets) if t not in model.refs)
         for ref in model.refs:
             if ref not in models and ref not in seeds:
                 raise ProjectError(

@@ -10,6 +10,7 @@ from typing import Any
 
 import duckdb
 
+from orchestration.models.functions import register_functions
 from orchestration.models.project import Model, Project
 from orchestration.models.render import render
 from orchestration.models.scope import Scope
@@ -68,7 +69,11 @@ def materialize(
     resolvers = {name: hook(context) for name, hook in (sources or {}).items()}
 
     def sql_for(run_scope: Scope | None) -> tuple[str, dict]:
-        return render(project, model, scope=run_scope, variables=variables, resolvers=resolvers)
+        sql, params = render(
+            project, model, scope=run_scope, variables=variables, resolvers=resolvers
+        )
+        register_functions(conn, project.root, sql)
+        return sql, params
 
     if model.materialized == "view":
         sql, _ = sql_for(None)

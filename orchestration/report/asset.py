@@ -24,6 +24,8 @@ MART_DEPENDENCIES = [
     "fct_weekly_area_trends",
     "fct_weekly_risks",
     "dim_repositories",
+    "dim_risk_flags",
+    "dim_importance_weights",
     "published_warehouse",  # the marts as one whole build
 ]
 

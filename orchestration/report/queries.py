@@ -1,4 +1,9 @@
-"""Everything a week's report says, read from the marts in a handful of queries."""
+"""Everything a week's report says, read from the marts in a handful of queries.
+
+The marts are the report's only input: what it prints (a PR's summary, whether it is key, the
+trailing averages, the risk flags and their order, the weights it states) is a column of a mart,
+documented and tested in sql/marts/marts.yml; nothing here applies a rule of its own.
+"""
 
 from __future__ import annotations
 
@@ -9,12 +14,13 @@ from typing import Any
 
 import duckdb
 
-from orchestration.report.text import MAX_BODY_CHARS, what_it_does
-
 HISTORY_WEEKS = 12
 FACTOR_ORDER = ("size", "breadth", "type", "severity", "impact", "breaking")
 FACTORS = (*FACTOR_ORDER, "core", "surface", "review", "dampener")
-DEFAULT_TRAILING_WEEKS = 4
+
+
+class WeekNotBuilt(LookupError):
+    """The warehouse holds no row of fct_weekly_summary for the week asked for."""
 
 
 @dataclass
@@ -25,14 +31,15 @@ class WeekFacts:
     prs: list[dict]
     risks: list[dict]
     trends: list[dict]
-    key_threshold: float = 5.0
-    trailing_weeks: int = DEFAULT_TRAILING_WEEKS
+    key_threshold: float  # fct_weekly_summary: the importance from which a PR is key
+    trailing_weeks: int  # fct_weekly_summary: the weeks the trailing averages cover
     # (week_start, merged_prs, {primary_area: prs}) for the weeks of the chart, oldest first
     history: list[tuple[date, int, dict[str, int]]] = field(default_factory=list)
     trailing_avg_prs: float | None = None
     volume_trend: str | None = None
-    weights: dict[str, float] = field(default_factory=dict)
-    thresholds: dict[str, float] = field(default_factory=dict)
+    weights: dict[str, float] = field(default_factory=dict)  # dim_importance_weights
+    # the risk flags in their listing order, each with its severity rank (dim_risk_flags)
+    flag_ranks: dict[str, int] = field(default_factory=dict)
     # every importance factor the mart stores, in the report's order (also for an empty week)
     factor_names: list[str] = field(default_factory=lambda: list(FACTORS))
     # the week's topics (fct_weekly_topics) with PRs, each with its PRs as `prs`, busiest first
@@ -43,6 +50,10 @@ class WeekFacts:
     @property
     def week_end(self) -> date:
         return self.week_start + timedelta(days=6)
+
+    @property
+    def flags(self) -> list[str]:
+        return list(self.flag_ranks)
 
     @property
     def key_prs(self) -> list[dict]:
@@ -73,24 +84,8 @@ def _rows(conn: duckdb.DuckDBPyConnection, sql: str, params: list | None = None)
     return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
 
-def _bodies(conn: duckdb.DuckDBPyConnection, repo: str, week_start: date) -> dict[int, str]:
-    """Raw descriptions from staging; {} when staging cannot be read (the lake moved)."""
-    try:
-        rows = conn.execute(
-            "select number, left(body, ?) from staging.stg_pull_requests "
-            "where repo = ? and week_start = ?",
-            [MAX_BODY_CHARS, repo, week_start],
-        ).fetchall()
-    except duckdb.Error:
-        return {}
-    return {number: body for number, body in rows}
-
-
-def _seed(conn: duckdb.DuckDBPyConnection, table: str, key: str, value: str) -> dict:
-    try:
-        return dict(conn.execute(f"select {key}, {value} from seeds.{table}").fetchall())
-    except duckdb.Error:
-        return {}
+def _pairs(conn: duckdb.DuckDBPyConnection, sql: str) -> dict:
+    return dict(conn.execute(sql).fetchall())
 
 
 def _topics(
@@ -129,13 +124,6 @@ def display_name(conn: duckdb.DuckDBPyConnection, repo: str) -> str:
 
 
 def load_week(conn: duckdb.DuckDBPyConnection, repo: str, week_start: date) -> WeekFacts:
-    weights = {
-        k: float(v) for k, v in _seed(conn, "importance_weights", "factor", "weight").items()
-    }
-    thresholds = {k: float(v) for k, v in _seed(conn, "thresholds", "name", "value").items()}
-    threshold = weights.get("key_threshold", 5.0)
-    trailing_weeks = int(thresholds.get("trailing_weeks", DEFAULT_TRAILING_WEEKS))
-
     summary = _rows(
         conn,
         "select * from marts.fct_weekly_summary where repo = ? and week_start = ?",
@@ -144,17 +132,15 @@ def load_week(conn: duckdb.DuckDBPyConnection, repo: str, week_start: date) -> W
     prs = _rows(
         conn,
         """
-        select *, importance >= ? as is_key
+        select *
         from marts.fct_pull_requests
         where repo = ? and week_start = ?
         order by importance desc, number
         """,
-        [threshold, repo, week_start],
+        [repo, week_start],
     )
-    bodies = _bodies(conn, repo, week_start)
     for rank, pr in enumerate(prs, start=1):
         pr["rank"] = rank
-        pr["what"] = what_it_does(bodies.get(pr["number"])) or what_it_does(pr.get("summary"))
         pr["factors"] = {
             name.removeprefix("importance_"): float(value or 0)
             for name, value in sorted(pr.items(), key=lambda kv: _factor_order(kv[0]))
@@ -208,16 +194,10 @@ def load_week(conn: duckdb.DuckDBPyConnection, repo: str, week_start: date) -> W
         (w["week_start"], w["merged_prs"], areas_by_week.get(w["week_start"], {})) for w in weeks
     ]
 
-    row = summary[0] if summary else {"merged_prs": len(prs), "key_prs": 0}
-    trailing = row.get("trailing_avg_prs")
-    if trailing is None and row.get("volume_trend") != "unknown":
-        (trailing,) = conn.execute(
-            """
-            select avg(merged_prs) from marts.fct_weekly_summary
-            where repo = ? and week_start >= ? and week_start < ?
-            """,
-            [repo, week_start - timedelta(weeks=trailing_weeks), week_start],
-        ).fetchone()
+    if not summary:
+        raise WeekNotBuilt(f"the warehouse holds no week {week_start} of {repo}: build it first")
+    row = summary[0]
+    trailing = row["trailing_avg_prs"]
     return WeekFacts(
         repo=display_name(conn, repo),
         week_start=week_start,
@@ -225,13 +205,20 @@ def load_week(conn: duckdb.DuckDBPyConnection, repo: str, week_start: date) -> W
         prs=prs,
         risks=risks,
         trends=trends,
-        key_threshold=threshold,
-        trailing_weeks=trailing_weeks,
+        key_threshold=float(row["key_threshold"]),
+        trailing_weeks=int(row["trailing_weeks"]),
         history=history,
         trailing_avg_prs=None if trailing is None else float(trailing),
-        volume_trend=row.get("volume_trend"),
-        weights=weights,
-        thresholds=thresholds,
+        volume_trend=row["volume_trend"],
+        weights={
+            k: float(v)
+            for k, v in _pairs(
+                conn, "select factor, weight from marts.dim_importance_weights"
+            ).items()
+        },
+        flag_ranks=_pairs(
+            conn, "select risk_flag, severity_rank from marts.dim_risk_flags order by position"
+        ),
         factor_names=_factor_names(conn),
         topics=_topics(conn, repo, week_start, prs),
     )

@@ -197,3 +197,10 @@ def _first_paragraph(body: str | None) -> str:
             continue
         return _shorten(prose)
     return ""
+
+
+def pr_summary(body: str | None, first_paragraph: str | None) -> str | None:
+    """A PR's "what it does" as fct_pull_requests keeps it and reports print it: from the
+    description, else from its first blank-line paragraph (`first_paragraph`, which finds
+    prose that a fence left open hides); None when neither says anything."""
+    return what_it_does(body) or what_it_does(first_paragraph) or None

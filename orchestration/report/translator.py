@@ -2,7 +2,7 @@
 
 `Translator` looks up the strings in `reports/i18n/<lang>.yml` and escapes every value it fills
 in for the output format (Markdown or HTML), unless the value was produced as safe markup by the
-translator itself. Sentence assembly lives in `render.py`.
+translator itself. Sentence assembly lives in `prose.py`.
 """
 
 from __future__ import annotations

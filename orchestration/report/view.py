@@ -11,20 +11,6 @@ from dataclasses import dataclass, field
 
 from orchestration.report.queries import WeekFacts
 
-# How much attention each risk class deserves, most first; a flag not listed comes last.
-FLAG_ORDER = (
-    "breaking_change",
-    "revert",
-    "unresolved_threads",
-    "no_approval",
-    "missing_tests",
-    "core_path",
-    "dependency_change",
-    "quick_follow_up",
-    "hardware_specific",
-    "large_change",
-)
-
 # How much of each list a report shows; the appendix always lists every PR.
 MAX_KEY_CHANGES = 8
 MAX_GLANCE = 15
@@ -36,8 +22,11 @@ MAX_TREND_ROWS = 15
 VOLUME_BAND = 0.10  # within ±10% of the trailing average counts as "in line"
 
 
-def flag_rank(flag: str) -> tuple[int, str]:
-    return (FLAG_ORDER.index(flag) if flag in FLAG_ORDER else len(FLAG_ORDER), flag)
+def flag_rank(facts: WeekFacts, flag: str) -> tuple[int, str]:
+    """How much attention a flag deserves (dim_risk_flags), most first; a flag the mart does
+    not list comes last."""
+    ranks = facts.flag_ranks
+    return (ranks.get(flag, max(ranks.values(), default=0) + 1), flag)
 
 
 @dataclass
@@ -132,18 +121,18 @@ def build_view(facts: WeekFacts) -> ReportView:
         )
         pr_flags.setdefault(pr["number"], []).append(risk["risk_flag"])
     for flags in pr_flags.values():
-        flags.sort(key=flag_rank)
+        flags.sort(key=lambda flag: flag_rank(facts, flag))
     risk_groups = [
         RiskGroup(
             flag,
             sorted(items, key=lambda i: (-i["pr"]["importance"], i["pr"]["number"])),
         )
-        for flag, items in sorted(groups.items(), key=lambda kv: flag_rank(kv[0]))
+        for flag, items in sorted(groups.items(), key=lambda kv: flag_rank(facts, kv[0]))
     ]
     # the main risk: the flag on most key PRs, then on most PRs, then the more serious one
     main_risk = min(
         risk_groups,
-        key=lambda g: (-g.key_count, -len(g.items), flag_rank(g.flag)),
+        key=lambda g: (-g.key_count, -len(g.items), flag_rank(facts, g.flag)),
         default=None,
     )
 

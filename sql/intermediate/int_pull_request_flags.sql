@@ -1,11 +1,11 @@
 {{ config(materialized='incremental', lookback=var('lookback_weeks')) }}
 
--- The ten risk flags of each merged pull request: per flag a BOOLEAN, an English `_reason`,
--- and the evidence as data (`_reason_key` names the sentence's form, `_evidence` holds its
--- values as JSON: the word, the file, the box's text, counts, PR numbers), from which the
--- report words the reason in its own language. A flag whose data the source lacks is NULL,
--- not false: missing_tests and core_path need the changed files, unresolved_threads the review
--- threads, no_approval the reviews; dependency_change and hardware_specific are NULL when
+-- The risk flags of each merged pull request (`risks`, one entry per flag): whether it is
+-- raised, an English `reason`, and the evidence as data (`reason_key` names the sentence's form,
+-- `evidence` holds its values as JSON: the word, the file, the box's text, counts, PR numbers),
+-- from which the report words the reason in its own language. A flag whose data the source
+-- lacks is NULL, not false: missing_tests and core_path need the changed files,
+-- unresolved_threads the review threads, no_approval the reviews; dependency_change and hardware_specific are NULL when
 -- files are unknown and the title and description say nothing. Thresholds are in
 -- seeds/thresholds.csv.
 
@@ -367,15 +367,51 @@ reasons as (
             list_zip(k.followed_up_by, k.follow_up_days), lambda z: {'number': z[1], 'days': z[2]})
         }) end as quick_follow_up_evidence
     from keyed k
+),
+
+-- Every risk flag, once: whether it is raised (NULL when the source lacks the data), its
+-- reason in English, the reason's form and its evidence. Each flag is one entry here and one row
+-- of seeds/risk_flags.csv; the marts take the list from these two places.
+risks as (
+    select
+        repo,
+        week_start,
+        number,
+        [
+            {'risk_flag': 'missing_tests', 'raised': missing_tests, 'reason': missing_tests_reason,
+              'reason_key': missing_tests_reason_key, 'evidence': missing_tests_evidence},
+            {'risk_flag': 'core_path', 'raised': core_path, 'reason': core_path_reason,
+              'reason_key': core_path_reason_key, 'evidence': core_path_evidence},
+            {'risk_flag': 'unresolved_threads', 'raised': unresolved_threads, 'reason': unresolved_threads_reason,
+              'reason_key': unresolved_threads_reason_key, 'evidence': unresolved_threads_evidence},
+            {'risk_flag': 'no_approval', 'raised': no_approval, 'reason': no_approval_reason,
+              'reason_key': no_approval_reason_key, 'evidence': no_approval_evidence},
+            {'risk_flag': 'dependency_change', 'raised': dependency_change, 'reason': dependency_change_reason,
+              'reason_key': dependency_change_reason_key, 'evidence': dependency_change_evidence},
+            {'risk_flag': 'breaking_change', 'raised': breaking_change, 'reason': breaking_change_reason,
+              'reason_key': breaking_change_reason_key, 'evidence': breaking_change_evidence},
+            {'risk_flag': 'hardware_specific', 'raised': hardware_specific, 'reason': hardware_specific_reason,
+              'reason_key': hardware_specific_reason_key, 'evidence': hardware_specific_evidence},
+            {'risk_flag': 'large_change', 'raised': large_change, 'reason': large_change_reason,
+              'reason_key': large_change_reason_key, 'evidence': large_change_evidence},
+            {'risk_flag': 'revert', 'raised': revert, 'reason': revert_reason,
+              'reason_key': revert_reason_key, 'evidence': revert_evidence},
+            {'risk_flag': 'quick_follow_up', 'raised': quick_follow_up, 'reason': quick_follow_up_reason,
+              'reason_key': quick_follow_up_reason_key, 'evidence': quick_follow_up_evidence}
+        ] as risks,
+        changed_lines,
+        changed_files,
+        review_count,
+        reviewers,
+        thread_count,
+        reviews_known,
+        threads_known,
+        untested_code_change,
+        reverts_number,
+        reverted_by,
+        followed_up_by,
+        follows_up
+    from reasons
 )
 
-select
-    * exclude (
-        change_type, files_known, touches_tests, tested_code_lines, docs_or_examples_only,
-        test_box_state, test_box_text, no_test_sentence, core_files, hotspots_known,
-        hardware_path, hardware_path_word, title_hardware_word, description_hardware_word,
-        hardware_sentence, dependency_files,
-        dependency_title_word, breaking_signal, breaking_note, unresolved_count, approvals, is_revert,
-        follow_up_days, missing_tests_min_lines, large_change_lines, large_change_files
-    )
-from reasons
+select * from risks

@@ -24,11 +24,23 @@ flags as (
     {% endif %}
 ),
 
+-- one BOOLEAN column per risk flag, named and ordered by seeds/risk_flags.csv
+flag_columns as (
+    select * from {{ ref('int_pull_request_flag_columns') }}
+    {% if is_incremental() %}
+    where repo = {{ var('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
+    {% endif %}
+),
+
 descriptions as (
     select * from {{ ref('int_pull_request_descriptions') }}
     {% if is_incremental() %}
     where repo = {{ var('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
     {% endif %}
+),
+
+key_threshold as (
+    select weight from {{ ref('importance_weights') }} where factor = 'key_threshold'
 ),
 
 weights as (
@@ -53,7 +65,7 @@ factors as (
         c.primary_area,
         c.areas,
         c.area_signal,
-        fl.breaking_change as is_breaking,
+        fc.breaking_change as is_breaking,
         c.is_performance,
         c.touches_tests,
         c.new_module_path,
@@ -66,9 +78,9 @@ factors as (
             w.w['area_breadth'] * greatest(len(c.areas) - 1, 0)
                 + w.w['file_breadth'] * least(p.changed_files, 10)
         ) as breadth_points,
-        case when fl.core_path then w.w['core'] else 0 end as core_points,
+        case when fc.core_path then w.w['core'] else 0 end as core_points,
         coalesce(w.w['type_' || c.change_type], 0) as type_points,
-        case when fl.breaking_change then w.w['breaking'] else 0 end as breaking_points,
+        case when fc.breaking_change then w.w['breaking'] else 0 end as breaking_points,
         -- consequence: a fix of a race, a crash, a corruption, ... (seeds/severity_words.csv)
         case when c.change_type = 'fix' and d.severity_word is not null then w.w['severity'] else 0 end
             as severity_points,
@@ -86,6 +98,7 @@ factors as (
     from prs p
     join classified c using (repo, number)
     join flags fl using (repo, number)
+    join flag_columns fc using (repo, number)
     join descriptions d using (repo, number)
     cross join weights w
 ),
@@ -98,8 +111,9 @@ scored as (
     from factors
 ),
 
--- the first paragraph of the description that is prose: template headings, quotes, comments,
--- checklists and code are dropped, and a hard-wrapped paragraph is joined into one line
+-- the first blank-line paragraph of the description that is not a heading, quote, comment,
+-- checklist or fence, joined into one line: what `pr_summary` words when the description's own
+-- structure hides every paragraph (prose after a fence left open)
 summaries as (
     select
         repo,
@@ -160,31 +174,8 @@ final as (
         round(f.review_points, 2) as importance_review,
         round(case when f.dampened then -f.raw_points * (1 - f.dampener_keep) else 0 end, 2)
             as importance_dampener,
-        list_sort(list_filter(
-            [
-                case when f.missing_tests then 'missing_tests' end,
-                case when f.core_path then 'core_path' end,
-                case when f.unresolved_threads then 'unresolved_threads' end,
-                case when f.no_approval then 'no_approval' end,
-                case when f.dependency_change then 'dependency_change' end,
-                case when f.breaking_change then 'breaking_change' end,
-                case when f.hardware_specific then 'hardware_specific' end,
-                case when f.large_change then 'large_change' end,
-                case when f.revert then 'revert' end,
-                case when f.quick_follow_up then 'quick_follow_up' end
-            ],
-            lambda x: x is not null
-        )) as risk_flags,
-        f.missing_tests,
-        f.core_path,
-        f.unresolved_threads,
-        f.no_approval,
-        f.dependency_change,
-        f.breaking_change,
-        f.hardware_specific,
-        f.large_change,
-        f.revert,
-        f.quick_follow_up,
+        list_sort([r.risk_flag for r in f.risks if r.raised]) as risk_flags,
+        fc.* exclude (repo, week_start, number),
         f.reverts_number,
         f.reverted_by,
         f.followed_up_by,
@@ -192,11 +183,18 @@ final as (
         f.new_module_path,
         f.severity_word,
         f.impact_claims,
-        left(regexp_replace(coalesce(s.first_paragraph, ''), '^[-*+]\s+|\*\*|__|`', '', 'g'), 280)
-            as summary
+        -- orchestration/report/text.py (sql/functions.yml) words it, as the report prints it
+        pr_summary(
+            f.body,
+            left(regexp_replace(coalesce(s.first_paragraph, ''), '^[-*+]\s+|\*\*|__|`', '', 'g'), 280)
+        ) as summary
     from scored f
+    join flag_columns fc using (repo, number)
     left join summaries s using (repo, number)
     left join pr_topics tp using (repo, number)
 )
 
-select * from final
+select
+    final.*,
+    final.importance >= (select weight from key_threshold) as is_key
+from final

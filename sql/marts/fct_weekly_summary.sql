@@ -60,7 +60,7 @@ first_weeks as (
 ),
 
 key_threshold as (
-    select weight as threshold from {{ ref('importance_weights') }} where factor = 'key_threshold'
+    select weight as key_threshold from {{ ref('importance_weights') }} where factor = 'key_threshold'
 ),
 
 per_week as (
@@ -68,14 +68,13 @@ per_week as (
         p.repo,
         p.week_start,
         count(*) as merged_prs,
-        count(*) filter (where p.importance >= k.threshold) as key_prs,
+        count(*) filter (where p.is_key) as key_prs,
         count(distinct p.author) as authors,
         count(distinct p.author) filter (where fw.first_week = p.week_start) as first_time_authors,
         sum(p.additions) as additions,
         sum(p.deletions) as deletions,
         count(*) filter (where p.is_performance) as performance_prs
     from prs p
-    cross join key_threshold k
     left join first_weeks fw using (repo, author)
     group by p.repo, p.week_start
 ),
@@ -140,6 +139,7 @@ final as (
         cast(week(w.week_start) as integer) as iso_week,
         w.merged_prs,
         coalesce(s.key_prs, 0) as key_prs,
+        (select key_threshold from key_threshold) as key_threshold,
         coalesce(s.authors, 0) as authors,
         case when h.history_complete then coalesce(s.first_time_authors, 0) end
             as first_time_authors,
@@ -150,6 +150,7 @@ final as (
         t.theme_topics,
         coalesce(list_contains(t.theme_topics, 'performance'), false) as is_perf_theme,
         coalesce(s.performance_prs, 0) as performance_prs,
+        st.trailing_weeks,
         case when h.trailing_known then round(w.trailing_avg_prs, 2) end as trailing_avg_prs,
         case
             when not h.trailing_known then 'unknown'

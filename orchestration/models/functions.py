@@ -1,0 +1,73 @@
+"""Python functions a SQL project declares (`functions:` in a YAML file of the project), made
+callable from its models on the connection that builds them.
+
+A rule that SQL cannot say well (a PR description turned into one line of prose) stays one
+Python function; the model calls it by name, so its result has one home, a column of the model.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import duckdb
+import yaml
+
+from orchestration.models.project import ProjectError
+
+
+@dataclass(frozen=True)
+class Function:
+    name: str
+    python: str  # `package.module:function`
+    args: tuple[str, ...]  # DuckDB types
+    returns: str
+
+    def resolve(self) -> Callable:
+        module, _, attr = self.python.partition(":")
+        try:
+            return getattr(importlib.import_module(module), attr)
+        except (ImportError, AttributeError) as exc:
+            raise ProjectError(f"function {self.name}: cannot load {self.python}: {exc}") from None
+
+
+@cache
+def declared_functions(root: Path) -> tuple[Function, ...]:
+    """Every function the project's YAML files declare under `functions:`."""
+    found = []
+    for path in sorted([*root.rglob("*.yml"), *root.rglob("*.yaml")]):
+        doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        for spec in doc.get("functions", []) or []:
+            try:
+                found.append(
+                    Function(spec["name"], spec["python"], tuple(spec["args"]), spec["returns"])
+                )
+            except (KeyError, TypeError):
+                raise ProjectError(
+                    f"{path}: a function needs `name`, `python`, `args` and `returns`: {spec!r}"
+                ) from None
+    return tuple(found)
+
+
+def register_functions(conn: duckdb.DuckDBPyConnection, root: Path, sql: str) -> None:
+    """Make the declared functions that `sql` calls callable on `conn` (once per connection)."""
+    for function in declared_functions(root):
+        if not re.search(rf"\b{re.escape(function.name)}\s*\(", sql):
+            continue
+        known = conn.execute(
+            "select 1 from duckdb_functions() where function_name = ?", [function.name]
+        ).fetchall()
+        if known:
+            continue
+        conn.create_function(
+            function.name,
+            function.resolve(),
+            list(function.args),
+            function.returns,
+            null_handling="special",  # NULL reaches the function as None
+            side_effects=False,
+        )
