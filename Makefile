@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export PRWEEKLY_HOME ?= $(CURDIR)/data
 
-.PHONY: demo test ui lint lint-sql format format-sql bench clean
+.PHONY: demo test ui lint lint-sql format format-sql docs bench clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -42,6 +42,10 @@ format: $(STAMP)
 # sqlfluff's fixes to the SQL models (layout and spelling only; what DuckDB computes stays)
 format-sql: $(STAMP)
 	$(SQLFLUFF) fix --processes 0 $(SQL_MODELS)
+
+# the README's environment table and list of documents, and docs/architecture.md's asset graph
+docs: $(STAMP)
+	$(BIN)/python -m orchestration.generated_docs
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
