@@ -17,7 +17,8 @@ demo: $(STAMP)
 	$(BIN)/prweekly demo
 
 # sqlfluff: settings in .sqlfluff; about 25 s of CPU for every model, spread over the cores.
-SQLFLUFF := $(BIN)/sqlfluff
+# (its worker pool leaves a semaphore that Python warns about at exit: harmless, so hushed)
+SQLFLUFF := PYTHONWARNINGS=ignore:resource_tracker $(BIN)/sqlfluff
 SQL_MODELS := sql
 
 test: $(STAMP)
