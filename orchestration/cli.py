@@ -22,7 +22,7 @@ from orchestration.disk import disk_full
 from orchestration.storage import join
 from orchestration.weeks import check_week_ended, iso_label, parse_week, weeks_between
 
-SAMPLE_DATASET = PROJECT_DIR / "orchestration" / "sample" / "acme__rocket.jsonl"
+SAMPLE_DATASET = Path(__file__).with_name("sample") / "acme__rocket.jsonl"
 SAMPLE_REPO = "acme/rocket"
 FILES_PER_WEEK = 4  # Markdown and HTML, in Chinese and English
 LISTED_WEEKS = 4  # a longer build prints a summary instead of every path

@@ -7,11 +7,13 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from orchestration.project_files import project_root
 from orchestration.storage import Location, location
 
-PROJECT_DIR = Path(__file__).resolve().parent.parent
+PROJECT_DIR = project_root()  # the source tree, or the installed wheel's copy of its files
 SQL_DIR = PROJECT_DIR / "sql"
 TEMPLATES_DIR = PROJECT_DIR / "reports" / "templates"
+I18N_DIR = PROJECT_DIR / "reports" / "i18n"
 DEFAULT_GRAPHQL_URL = "https://api.github.com/graphql"
 
 # What GitHub accepts: an owner is letters, digits and single hyphens inside (no `_`, at most

@@ -16,11 +16,9 @@ from urllib.parse import quote
 import yaml
 from markupsafe import Markup, escape
 
-from orchestration.config import PROJECT_DIR
+from orchestration.config import I18N_DIR
 from orchestration.report.text import clean_text, short_title
 from orchestration.report.view import MAX_REC_PRS
-
-I18N_DIR = PROJECT_DIR / "reports" / "i18n"
 
 
 @cache

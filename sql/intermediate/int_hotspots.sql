@@ -86,7 +86,7 @@ ranked as (
     select
         w.*,
         row_number() over (
-            partition by w.repo, w.week_start order by w.pr_count desc, w.path
+            partition by w.repo, w.week_start order by w.pr_count desc, w.path asc
         ) as hotspot_rank
     from windowed w
     cross join settings s

@@ -113,7 +113,7 @@ segmented as (
         j.repo, j.week_start, j.number, j.body, j.title_norm,
         list_filter(j.raw_lines, lambda x: trim(x) <> '' and not starts_with(ltrim(x), '>')) as segments,
         list_filter(
-            list_transform(j.raw_lines, lambda x, i: {'text': x, 'norm': ' ' || trim(j.raw_norms[i]) || ' '}),
+            list_transform(j.raw_lines, lambda x, i: {'text': x, 'norm': ' ' || trim(j.raw_norms[i]) || ' '}),  -- noqa: LT01
             lambda l: trim(l.text) <> '' and not starts_with(ltrim(l.text), '>')
         ) as kept,
         contains(j.body, '[ ]') or contains(j.body, '[x]') or contains(j.body, '[X]') as has_boxes,

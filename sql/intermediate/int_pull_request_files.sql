@@ -164,7 +164,7 @@ classified as (
         k.is_generated,
         k.is_example and not (k.is_test or k.is_ci) as is_example,
         k.is_script and not (k.is_test or k.is_ci) as is_script,
-        not (k.is_test or k.is_doc or k.is_ci) as is_code,
+        not (k.is_test or k.is_doc or k.is_ci) as is_code,  -- noqa: LT01
         coalesce(
             r.rule_area,
             case

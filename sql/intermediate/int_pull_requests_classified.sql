@@ -102,7 +102,7 @@ path_areas as (
     select
         a.repo,
         a.number,
-        first(a.area order by a.lines desc, a.area) as primary_path_area,
+        first(a.area order by a.lines desc, a.area asc) as primary_path_area,
         list(a.area order by a.area) filter (
             where a.lines >= st.path_area_min_share * t.total_lines
         ) as path_areas

@@ -98,7 +98,7 @@ ranked_topics as (
         row_number() over (
             partition by repo, week_start
             order by can_lead desc, case when can_lead then excess_share end desc nulls last,
-                importance_sum desc, topic
+                importance_sum desc, topic asc
         ) as rank
     from topics
 ),

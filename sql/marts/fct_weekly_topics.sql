@@ -62,7 +62,7 @@ counts as (
         topic,
         count(*) as pr_count,
         sum(cast(importance as decimal(18, 1))) as importance_sum,
-        list(number order by importance desc, number) as numbers
+        list(number order by importance desc, number asc) as numbers
     from topic_prs
     group by repo, week_start, topic
 ),
