@@ -166,7 +166,7 @@ def test_a_declared_python_function_is_callable_from_a_model(tmp_path: Path) -> 
     project = load_project(root)
     with duckdb.connect() as conn:
         for _ in range(2):  # registered once per connection, however many builds call it
-            materialize(conn, project, project.models["loud"], lake_dir=tmp_path, scope=None)
+            materialize(conn, project, project.models["loud"], scope=None)
         rows = conn.execute("select * from marts.loud order by 1").fetchall()
     assert rows == [("A!", None), ("B!", None)]
 
