@@ -16,10 +16,11 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/prweekly demo
 
+# One xdist worker per CPU, whole modules at a time, longest first (docs/testing.md).
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/pytest
+	$(BIN)/pytest -n logical --dist loadfile --no-loadscope-reorder
 
 ui: $(STAMP)
 	$(BIN)/prweekly ui
