@@ -67,15 +67,22 @@ _use_a_memory_temp_folder()
 # on one worker, so its module-scoped fixtures are built once). The modules that take longest
 # start first, so that no worker is left with one of them at the end while the other idles
 # (see docs/testing.md); the others follow in file order.
-LONGEST_FIRST = (
-    "test_history.py",
-    "test_lookback.py",
-    "test_ui.py",
+LONGEST_FIRST = (  # by a serial run's --durations; the verl readers last, once it is built
     "test_verl_history.py",
     "test_reliability_crash.py",
+    "test_reliability_load.py",
+    "test_history.py",
+    "test_lookback.py",
     "test_operations.py",
+    "test_reliability_input.py",
+    "test_reliability_disk.py",
+    "test_ui.py",
+    "test_reliability_checks.py",
+    "test_reliability_identity.py",
     "test_github_build.py",
     "test_build.py",
+    "test_reliability_secrets.py",
+    "test_report_pipeline.py",
 )
 
 
