@@ -234,8 +234,8 @@ def test_sql_formats_files_and_plain_duckdb_readers(
         )
 
 
-def test_repository_settings_reach_the_models(home: Path) -> None:
-    assert build_sample("2026-W27", "2026-W30") == 0
+def test_repository_settings_reach_the_models(home: Path, sample_home: Path) -> None:
+    shutil.copytree(sample_home, home)  # the sample's weeks 27 to 30, built without settings
     sql = (
         "select number, primary_area, core_path from marts.fct_pull_requests "
         "where number in (109, 110, 112) order by number"
