@@ -21,11 +21,12 @@ demo: $(STAMP)
 SQLFLUFF := PYTHONWARNINGS=ignore:resource_tracker $(BIN)/sqlfluff
 SQL_MODELS := sql
 
+# pytest: one xdist worker per CPU, whole modules at a time, longest first (docs/testing.md).
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(SQLFLUFF) lint --processes 0 $(SQL_MODELS)
-	$(BIN)/pytest
+	$(BIN)/pytest -n logical --dist loadfile --no-loadscope-reorder
 
 ui: $(STAMP)
 	$(BIN)/prweekly ui

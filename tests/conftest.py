@@ -1,10 +1,20 @@
-"""Shared fixtures: a fresh PRWEEKLY_HOME per test and the datasets the tests read."""
+"""Shared fixtures: a fresh PRWEEKLY_HOME per test, the datasets, and homes built once per run.
+
+How the suite is organised for speed (pytest-xdist, a RAM-backed temporary folder, homes
+shared between workers) is written down in docs/testing.md.
+"""
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+from orchestration.locks import file_lock
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -33,6 +43,55 @@ def verl_dataset() -> Path:
     return VERL_DATASET
 
 
+def _use_a_memory_temp_folder() -> None:
+    """Put the tests' temporary folders in RAM (/dev/shm) unless TMPDIR says where.
+
+    Every build commits Dagster's SQLite event log a few hundred times and DuckDB and Parquet
+    files after that; on a disk each commit waits for fsync, which was a large part of the
+    suite's wall time. The tests assert what the files hold, never that they reached a disk
+    (the kill tests kill the process, not the machine), so RAM loses nothing they check.
+    Set here, before the first temporary folder, so that workers and child processes inherit it.
+    """
+    memory = Path("/dev/shm")
+    if os.environ.get("TMPDIR") or not memory.is_dir() or not os.access(memory, os.W_OK):
+        return
+    if shutil.disk_usage(memory).free < 4 * 2**30:
+        return
+    os.environ["TMPDIR"] = str(memory)
+    tempfile.tempdir = None  # forget a folder chosen before
+
+
+_use_a_memory_temp_folder()
+
+# `make test` runs the modules on two xdist workers (`--dist loadfile`: a module's tests stay
+# on one worker, so its module-scoped fixtures are built once). The modules that take longest
+# start first, so that no worker is left with one of them at the end while the other idles
+# (see docs/testing.md); the others follow in file order.
+LONGEST_FIRST = (  # by a serial run's --durations; the verl readers last, once it is built
+    "test_verl_history.py",
+    "test_reliability_crash.py",
+    "test_reliability_load.py",
+    "test_history.py",
+    "test_lookback.py",
+    "test_operations.py",
+    "test_reliability_input.py",
+    "test_reliability_disk.py",
+    "test_ui.py",
+    "test_reliability_checks.py",
+    "test_reliability_identity.py",
+    "test_github_build.py",
+    "test_build.py",
+    "test_reliability_secrets.py",
+    "test_report_pipeline.py",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The longest modules first (a stable sort: each module keeps its own order)."""
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
+
 def build_sample(week: str, to: str | None = None) -> int:
     """`prweekly build` of the bundled sample repository from its file, in this process."""
     from orchestration.cli import main
@@ -55,17 +114,44 @@ def _built_home(root: Path, repo: str, first: str, last: str, dataset: Path) -> 
     return home
 
 
+def built_once_per_run(
+    tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], Path]
+) -> Path:
+    """`build(root)` once per test run, however many xdist workers ask: the first builds
+    under a lock in the run's shared temporary folder, the others wait and get the same
+    result. For homes that tests only read; a test that writes must copy it first."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    root = shared / f"built-once-{name}"
+    with file_lock(shared / f"built-once-{name}.lock"):
+        done = root / ".built"
+        if done.exists():
+            return Path(done.read_text(encoding="utf-8"))
+        if root.exists():  # a worker failed half-way: build again, from nothing
+            shutil.rmtree(root)
+        root.mkdir()
+        result = build(root)
+        done.write_text(str(result), encoding="utf-8")
+    return result
+
+
 @pytest.fixture(scope="session")
 def verl_history_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The whole verl history built once from the shared file; tests only read it."""
     if not VERL_DATASET.exists():
         pytest.skip("the shared verl dataset is not beside the clone (../shared/datasets/)")
-    root = tmp_path_factory.mktemp("verl-history")
-    return _built_home(root, "verl-project/verl", *VERL_RANGE, VERL_DATASET)
+    return built_once_per_run(
+        tmp_path_factory,
+        "verl-history",
+        lambda root: _built_home(root, "verl-project/verl", *VERL_RANGE, VERL_DATASET),
+    )
 
 
 @pytest.fixture(scope="session")
 def sample_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The bundled sample repository's four weeks, built once; tests only read it."""
-    root = tmp_path_factory.mktemp("sample")
-    return _built_home(root, "acme/rocket", "2026-W27", "2026-W30", SAMPLE_DATASET)
+    return built_once_per_run(
+        tmp_path_factory,
+        "sample",
+        lambda root: _built_home(root, "acme/rocket", "2026-W27", "2026-W30", SAMPLE_DATASET),
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -24,6 +25,19 @@ from orchestration.warehouse import connect
 from tests.conftest import SAMPLE_DATASET, build_sample
 
 PRWEEKLY = str(Path(sys.executable).with_name("prweekly"))
+
+
+@pytest.fixture(scope="module")
+def week30_built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample's week 30 built once (with the weeks before it that it compares with); the
+    tests that start from it work on a copy."""
+    home = tmp_path_factory.mktemp("week30") / "home"
+    with pytest.MonkeyPatch.context() as mp:
+        for name in ("PRWEEKLY_SOURCE", "GITHUB_TOKEN", "DAGSTER_HOME", "GITHUB_GRAPHQL_URL"):
+            mp.delenv(name, raising=False)
+        mp.setenv("PRWEEKLY_HOME", str(home))
+        assert build_sample("2026-W30") == 0
+    return home
 
 
 def dataset_for(repo: str, target: Path) -> Path:
@@ -98,8 +112,10 @@ def test_the_schedule_builds_last_week_for_every_repository_with_its_source(home
     assert requests[1].run_config == {}
 
 
-def test_the_freshness_check_names_missing_and_stale_reports(home: Path) -> None:
-    assert build_sample("2026-W30") == 0
+def test_the_freshness_check_names_missing_and_stale_reports(
+    home: Path, week30_built: Path
+) -> None:
+    shutil.copytree(week30_built, home)
     assert main(["repo", "add", "verl-project/verl"]) == 0
     instance = get_instance(load_settings())
     assert unreported_repositories(instance, date(2026, 7, 20)) == (["verl-project/verl"], [])
@@ -156,8 +172,8 @@ def test_two_builds_for_different_repositories_at_once(home: Path, tmp_path: Pat
         assert len(list((home / "reports" / repo).glob("*.md"))) == 8
 
 
-def test_sql_waits_for_a_writer_then_answers(home: Path) -> None:
-    assert build_sample("2026-W30") == 0
+def test_sql_waits_for_a_writer_then_answers(home: Path, week30_built: Path) -> None:
+    shutil.copytree(week30_built, home)
     env = {**os.environ, "PRWEEKLY_HOME": str(home)}
     with connect(home / "warehouse.duckdb"):  # what every model asset holds while it writes
         query = subprocess.Popen(
@@ -197,9 +213,10 @@ def _peek(stream) -> str:
         return ""
 
 
-def test_sql_formats_files_and_plain_duckdb_readers(home: Path, tmp_path: Path, capsys):
-    assert build_sample("2026-W30") == 0
-    capsys.readouterr()
+def test_sql_formats_files_and_plain_duckdb_readers(
+    home: Path, week30_built: Path, tmp_path: Path, capsys
+):
+    shutil.copytree(week30_built, home)
     query = tmp_path / "q.sql"
     query.write_text(
         "select change_type, count(*) as n from marts.fct_pull_requests\n"
@@ -221,8 +238,8 @@ def test_sql_formats_files_and_plain_duckdb_readers(home: Path, tmp_path: Path, 
         )
 
 
-def test_repository_settings_reach_the_models(home: Path) -> None:
-    assert build_sample("2026-W27", "2026-W30") == 0
+def test_repository_settings_reach_the_models(home: Path, sample_home: Path) -> None:
+    shutil.copytree(sample_home, home)  # the sample's weeks 27 to 30, built without settings
     sql = (
         "select number, primary_area, core_path from marts.fct_pull_requests "
         "where number in (109, 110, 112) order by number"

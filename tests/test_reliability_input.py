@@ -418,6 +418,21 @@ def test_invalid_utf8_bytes_in_a_file_become_replacement_characters(tmp_path: Pa
     assert to_row(node, REPO)["title"].startswith("caf\ufffd")
 
 
+@pytest.fixture(scope="module")
+def good_week_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Week 30 built once from a good one-PR file; each bad file below starts from a copy."""
+    root = tmp_path_factory.mktemp("good-week")
+    good = root / "good.jsonl"
+    good.write_text(json.dumps(NODE) + "\n")
+    with pytest.MonkeyPatch.context() as mp:
+        for name in ("PRWEEKLY_SOURCE", "GITHUB_TOKEN", "DAGSTER_HOME", "GITHUB_GRAPHQL_URL"):
+            mp.delenv(name, raising=False)
+        mp.setenv("PRWEEKLY_HOME", str(root / "home"))
+        args = ["build", "--repo", REPO, "--week", "2026-W30", "--source", f"file:{good}"]
+        assert main(args) == 0
+    return root / "home"
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [
@@ -428,12 +443,15 @@ def test_invalid_utf8_bytes_in_a_file_become_replacement_characters(tmp_path: Pa
     ],
 )
 def test_the_cli_prints_one_error_line_and_keeps_the_old_partition(
-    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture, change: dict, message: str
+    good_week_home: Path,
+    home: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture,
+    change: dict,
+    message: str,
 ) -> None:
-    good = tmp_path / "good.jsonl"
-    good.write_text(json.dumps(NODE) + "\n")
+    shutil.copytree(good_week_home, home)  # week 30 built from a good file
     args = ["build", "--repo", REPO, "--week", "2026-W30", "--source"]
-    assert main([*args, f"file:{good}"]) == 0
     partition = partition_dir(home / "lake", REPO, WEEK) / "data.parquet"
     before = partition.read_bytes()
     bad = tmp_path / "bad.jsonl"
