@@ -69,6 +69,9 @@ _use_a_memory_temp_folder()
 # (see docs/testing.md); the others follow in file order.
 LONGEST_FIRST = (  # by a serial run's --durations; the verl readers last, once it is built
     "test_verl_history.py",
+    "test_deploy_postgres.py",
+    "test_narrative.py",
+    "test_delivery.py",
     "test_reliability_crash.py",
     "test_reliability_load.py",
     "test_history.py",
@@ -83,6 +86,9 @@ LONGEST_FIRST = (  # by a serial run's --durations; the verl readers last, once 
     "test_build.py",
     "test_reliability_secrets.py",
     "test_report_pipeline.py",
+    "test_packaging.py",
+    "test_deploy_object_store.py",
+    "test_deploy_manifests.py",
 )
 
 
