@@ -6,7 +6,7 @@
 -- only in a statement without parameters.
 with raised as (
     select f.repo, f.week_start, f.number, r.risk_flag, r.raised
-    from {{ ref('int_pull_request_flags') }} f, unnest(f.risks) as u(r)
+    from {{ ref('int_pull_request_flags') }} f, unnest(f.risks) as u(r)  -- noqa: AL01, LT01
 )
 
 pivot raised

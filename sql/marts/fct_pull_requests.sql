@@ -195,6 +195,6 @@ final as (
 )
 
 select
-    final.*,
+    final.*,  -- noqa: AM04
     final.importance >= (select weight from key_threshold) as is_key
 from final

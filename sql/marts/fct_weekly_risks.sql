@@ -19,7 +19,7 @@ final as (
         r.reason,
         r.reason_key,
         r.evidence
-    from flags f, unnest(f.risks) as u(r)
+    from flags f, unnest(f.risks) as u(r)  -- noqa: AL01, LT01
     where r.raised
 )
 
