@@ -63,14 +63,21 @@ def kill_at(point: str):
         killed = home.build(source=v2, driver=point)
         if killed.code != -signal.SIGKILL:
             raise Broke(f"the build was not killed at {point} (exit {killed.code})")
-        if point != "dagster_setup" and (home.marts(), home.reports()) != (marts, reports):
+        clean = clean_result(root, v2)
+        if point.startswith("report_write"):  # the marts are published: each file old or new
+            half = home.reports()
+            torn = [n for n in half if half[n] not in (reports.get(n), clean[1].get(n))]
+            if torn or half == reports:
+                raise Broke(f"report files neither old nor new: {torn}" if torn else "no file")
+        elif point != "dagster_setup" and (home.marts(), home.reports()) != (marts, reports):
             raise Broke("after the kill, readers saw other marts or reports than before it")
         rerun = home.build(source=v2)
         if rerun.code != 0:
             raise Broke(f"the rerun failed: {rerun.error_line()}")
-        if (home.marts(), home.reports()) != clean_result(root, v2):
+        if (home.marts(), home.reports()) != clean:
             raise Broke("the rerun differs from a clean build of the same data")
-        old = "fresh storage" if point == "dagster_setup" else "old marts and reports intact"
+        old = {"dagster_setup": "fresh storage", "report_write:1": "each report file whole, "
+               "old or new"}.get(point, "old marts and reports intact")  # fmt: skip
         return f"killed (SIGKILL); {old}; rerun equals a clean build, byte for byte"
 
     return probe
@@ -277,7 +284,7 @@ PROBES = [
           kill_at("parquet_write")),
     Probe("kill", "inside fct_pull_requests' transaction", "old data whole; rerun = clean build",
           kill_at("model:fct_pull_requests")),
-    Probe("kill", "after the first report file", "old reports whole; rerun = clean build",
+    Probe("kill", "after the first report file", "each file old or new; rerun = clean build",
           kill_at("report_write:1")),
     Probe("kill", "during the first Dagster set-up", "next build repairs the storage",
           kill_at("dagster_setup")),
