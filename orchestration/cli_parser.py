@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import difflib
+import re
 import textwrap
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+from typing import NoReturn
 
 from orchestration.config import ENVIRONMENT
 
@@ -70,8 +73,36 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
         return argparse.HelpFormatter._fill_text(self, text, width, indent)
 
 
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors name the nearest command or option (`biuld`: build)."""
+
+    def error(self, message: str) -> NoReturn:
+        super().error(message + _suggestion(self, message))
+
+
+def _options(parser: argparse.ArgumentParser) -> list[str]:
+    """Every option string of the parser and its subcommands."""
+    found: list[str] = []
+    for action in parser._actions:
+        found += action.option_strings
+        if isinstance(action.choices, dict):  # the subcommands' parsers
+            found += [o for sub in action.choices.values() for o in _options(sub)]
+    return found
+
+
+def _suggestion(parser: argparse.ArgumentParser, message: str) -> str:
+    if found := re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message):
+        typo, words = found[1], [w.strip(" '") for w in found[2].split(",")]
+    elif found := re.match(r"unrecognized arguments: (-[^\s=]+)", message):
+        typo, words = found[1], _options(parser)
+    else:
+        return ""
+    close = difflib.get_close_matches(typo, words, n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
 def parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="prweekly",
         description="Weekly reports of a GitHub repository's merged pull requests, "
         "with every fact kept in a DuckDB warehouse.",

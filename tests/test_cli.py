@@ -75,6 +75,30 @@ def test_every_environment_variable_is_listed_once(capsys) -> None:
     assert read_in_code <= set(names), read_in_code - set(names)
 
 
+@pytest.mark.parametrize(
+    ("argv", "hint"),
+    [
+        (["biuld"], "(did you mean 'build'?)"),
+        (["repo", "lsit"], "(did you mean 'list'?)"),
+        (["sql", "--fromat", "csv", "select 1"], "(did you mean '--format'?)"),
+        (["build", "--repo", "a/b", "--week", "2026-W30", "--sorce", "github"],
+         "(did you mean '--source'?)"),
+    ],
+)  # fmt: skip
+def test_a_misspelt_command_or_option_names_the_nearest_one(capsys, argv, hint) -> None:
+    with pytest.raises(SystemExit) as done:
+        main(argv)
+    assert done.value.code == 2
+    (line,) = [ln for ln in capsys.readouterr().err.splitlines() if "error:" in ln]
+    assert line.endswith(hint), line
+
+
+def test_a_word_near_nothing_gets_no_guess(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["zzzzzz"])
+    assert "did you mean" not in capsys.readouterr().err
+
+
 def test_the_emulator_lists_its_fault_kinds(capsys) -> None:
     text = " ".join(help_of(capsys, "emulator").split())
     for fault in Fault:

@@ -1,0 +1,159 @@
+"""Rerun the reliability probes end to end: `python -m bench.probe [--only WORD]`.
+
+Each probe does to a throwaway home what a bad day does to a real one (a SIGKILL at a write,
+a flipped bit, a deleted file, hostile input, a GitHub that fails) through the real `prweekly`
+command, then prints one table: the probe, what must happen, what did happen, and whether it
+held. The cases live in `bench/probe_cases.py`; this module is the harness. Exit 1 if any
+probe did not hold. It takes a few minutes on two cores; it needs no network.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PRWEEKLY = Path(sys.executable).parent / "prweekly"
+SAMPLE = ROOT / "orchestration" / "sample" / "acme__rocket.jsonl"
+DRIVER = ROOT / "tests" / "fixtures" / "reliability" / "crash_driver.py"
+REPO = "acme/rocket"
+FIRST, LAST = "2026-06-29", "2026-07-20"  # the sample's four weeks
+
+
+class Broke(Exception):
+    """A probe saw something other than what must happen; the message is what it saw."""
+
+
+@dataclass
+class Outcome:
+    code: int
+    out: str
+    err: str
+    seconds: float
+
+    def error_line(self) -> str:
+        lines = [ln for ln in self.err.splitlines() if ln.startswith("prweekly: error:")]
+        return lines[-1] if lines else (self.err.strip().splitlines() or [""])[-1]
+
+
+class Home:
+    """A PRWEEKLY_HOME of its own, and `prweekly` run in it as a child process."""
+
+    def __init__(self, root: Path, name: str, env: dict[str, str] | None = None) -> None:
+        self.path = root / name
+        self.path.mkdir()
+        self.env = {**os.environ, "PRWEEKLY_HOME": str(self.path), **(env or {})}
+        for key in ("PRWEEKLY_LAKE_URI", "PRWEEKLY_REPORTS_URI", "PRWEEKLY_SOURCE"):
+            self.env.pop(key, None)
+
+    def run(self, *args: str, timeout: float = 300, driver: str | None = None) -> Outcome:
+        command = [str(PRWEEKLY), *args]
+        if driver:
+            command = [sys.executable, str(DRIVER), driver, *args]
+        started = time.monotonic()
+        try:
+            done = subprocess.run(
+                command, env=self.env, capture_output=True, text=True, timeout=timeout
+            )
+        except subprocess.TimeoutExpired:
+            raise Broke(f"still running after {timeout:.0f} s") from None
+        return Outcome(done.returncode, done.stdout, done.stderr, time.monotonic() - started)
+
+    def build(self, *extra: str, source: Path = SAMPLE, week: str = FIRST, to: str = LAST,
+              driver: str | None = None, repo: str = REPO) -> Outcome:  # fmt: skip
+        args = ["build", "--repo", repo, "--week", week, "--to", to, "--source", f"file:{source}"]
+        return self.run(*args, *extra, driver=driver)
+
+    def must_build(self, **kwargs) -> Outcome:
+        done = self.build(**kwargs)
+        if done.code != 0:
+            raise Broke(f"a plain build failed (exit {done.code}): {done.error_line()}")
+        return done
+
+    def sql(self, query: str) -> str:
+        done = self.run("sql", "--format", "csv", query)
+        if done.code != 0:
+            raise Broke(f"`prweekly sql` failed: {done.error_line()}")
+        return done.out
+
+    def marts(self) -> str:
+        """Every mart a reader queries, as one text: equal texts mean equal facts."""
+        return "".join(
+            self.sql(f"select * from marts.{name} order by all")
+            for name in ("fct_pull_requests", "fct_weekly_summary", "fct_weekly_risks")
+        )
+
+    def reports(self) -> dict[str, bytes]:
+        root = self.path / "reports"
+        return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*.*"))}
+
+
+@dataclass
+class Probe:
+    group: str
+    name: str
+    expected: str
+    run: Callable[[Path], str]  # returns what it saw; raises Broke when it did not hold
+
+
+def run_probes(probes: list[Probe]) -> list[tuple[Probe, str, bool, float]]:
+    results = []
+    for probe in probes:
+        root = Path(tempfile.mkdtemp(prefix="prweekly-probe-"))
+        started = time.monotonic()
+        try:
+            seen, held = probe.run(root), True
+        except Broke as broke:
+            seen, held = str(broke), False
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+        seen = seen.replace(str(root), "<tmp>").replace(str(ROOT), "<checkout>")
+        took = time.monotonic() - started
+        mark = "held" if held else "DID NOT HOLD"
+        print(f"  {probe.group}: {probe.name}: {mark} ({took:.0f} s)", file=sys.stderr, flush=True)
+        results.append((probe, seen, held, took))
+    return results
+
+
+def table(results: list[tuple[Probe, str, bool, float]]) -> str:
+    def cell(text: str) -> str:
+        return " ".join(text.split()).replace("|", "\\|")
+
+    lines = ["| group | probe | expected | observed | held |", "|---|---|---|---|---|"]
+    for probe, seen, held, _took in results:
+        row = (probe.group, probe.name, probe.expected, seen, "yes" if held else "**no**")
+        lines.append("| " + " | ".join(cell(c) for c in row) + " |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    from bench.probe_cases import PROBES
+
+    parser = argparse.ArgumentParser(prog="python -m bench.probe", description=__doc__)
+    parser.add_argument("--only", help="run only the probes whose group or name holds this word")
+    args = parser.parse_args(argv)
+    chosen = [
+        p for p in PROBES if not args.only or args.only.lower() in f"{p.group} {p.name}".lower()
+    ]
+    if not chosen:
+        parser.error(f"no probe matches {args.only!r}")
+    results = run_probes(chosen)
+    print(table(results))
+    failed = sum(not held for _p, _s, held, _t in results)
+    total = sum(t for *_rest, t in results)
+    print(f"\n{len(results) - failed} of {len(results)} probes held ({total:.0f} s)")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":  # run as `bench.probe`, so the cases share this module's classes
+    from bench.probe import main as probe_main
+
+    raise SystemExit(probe_main())
