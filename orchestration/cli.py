@@ -152,6 +152,15 @@ def main(argv: list[str] | None = None) -> int:
             _print_reports(demo())
         elif args.command == "ui":
             return ui(args.host, args.port)
+        elif args.command == "site":
+            from orchestration.site.build import build_site
+
+            site = build_site(load_settings(), lambda line: print(line, file=sys.stderr))
+            print(f"site: {site.home} ({site.pages} pages, {site.feeds} feeds)")
+        elif args.command == "serve":
+            from orchestration.site.serve import serve
+
+            serve(load_settings().reports_dir, args.port)
     except KeyboardInterrupt:
         print("prweekly: interrupted", file=sys.stderr)
         return 130
