@@ -84,7 +84,8 @@ def test_the_feeds_are_atom_with_one_entry_per_week(sample_home: Path) -> None:
             content = entry.find(f"{ATOM}content")
             assert content.get("type") == "text" and len(content.text) > 80
         first = entries[0].find(f"{ATOM}content").text
-        assert ("10 pull requests merged" if lang == "en" else "本周共合入 10 个 PR") in first, first
+        expected = "10 pull requests merged" if lang == "en" else "本周共合入 10 个 PR"
+        assert expected in first, first
 
 
 def test_a_week_read_from_a_file_says_its_count_is_unknown(sample_home: Path) -> None:

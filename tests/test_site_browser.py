@@ -63,9 +63,7 @@ def _open(tmp_path: Path, url: str) -> _Page:
     return page
 
 
-def test_every_report_is_reachable_and_every_link_resolves(
-    tmp_path: Path, demo_home: Path
-) -> None:
+def test_every_report_is_reachable_and_every_link_resolves(tmp_path: Path, demo_home: Path) -> None:
     reports = demo_home / "reports"
     home = (reports / "index.html").as_uri()
     seen: dict[str, _Page] = {}
