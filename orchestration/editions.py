@@ -121,17 +121,10 @@ def read_editions(conn: duckdb.DuckDBPyConnection, repo: str) -> list[Edition]:
 
 
 def save_editions(conn: duckdb.DuckDBPyConnection, editions: list[Edition]) -> None:
-    """Add editions; one already stored (same repository, week, language, number) is kept."""
+    """Add editions; one already stored (same repository, week, language, number) is kept,
+    so saving again after an interrupted save changes nothing."""
     conn.execute(CREATE)
-    conn.execute("create temporary table if not exists new_editions as " +
-                 f"select * from {TABLE} limit 0")  # fmt: skip
-    conn.execute("delete from new_editions")
     conn.executemany(
-        f"insert into new_editions ({COLUMNS}) values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        f"insert or ignore into {TABLE} ({COLUMNS}) values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [e.row() for e in editions],
-    )
-    conn.execute(
-        f"insert into {TABLE} select * from new_editions n where not exists (select 1 "
-        f"from {TABLE} e where (e.repo, e.week_start, e.lang, e.edition) = "
-        "(n.repo, n.week_start, n.lang, n.edition))"
     )

@@ -65,3 +65,20 @@ def test_the_next_week_lists_corrections_made_since_last_weeks_report() -> None:
     assert (listed.week_start, listed.since, listed.corrected_at) == (W1, T0, later)
     assert [c["number"] for c in listed.changes] == [1, 2, 3]
     assert book.earlier_corrections(W1) == []  # a week never lists its own correction
+
+
+def test_editions_are_stored_once_and_read_back_whole() -> None:
+    import duckdb
+
+    from orchestration.editions import read_editions, save_editions
+
+    book = EditionBook("o/r", [])
+    book.record(W1, "en", "a", A, None, T0)
+    later = T0 + timedelta(days=3)
+    book.record(W1, "en", "b", B, book.correction(W1, B, later), later)
+    with duckdb.connect() as conn:
+        assert read_editions(conn, "o/r") == []  # no table yet: no editions
+        save_editions(conn, book.new)
+        save_editions(conn, book.new)  # a save interrupted and done again
+        assert read_editions(conn, "o/r") == book.new
+        assert read_editions(conn, "other/repo") == []
