@@ -137,6 +137,7 @@ def main(argv: list[str] | None = None) -> int:
             last = parse_week(args.to) if args.to else first
             paths = build(args.repo, first, last, args.source)
             _print_reports(paths)
+            _print_site()
         elif args.command == "sql":
             if (args.query is None) == (args.file is None):
                 raise UsageError("give the SQL as an argument or with --file, not both")
@@ -155,12 +156,22 @@ def main(argv: list[str] | None = None) -> int:
             compact(args.repo)
         elif args.command == "demo":
             _print_reports(demo())
+            _print_site()
         elif args.command == "ui":
             return ui(args.host, args.port)
         elif args.command == "publish":
             from orchestration.delivery.cli import publish
 
             return publish(args.repo, parse_week(args.week), args.target, args.dry_run)
+        elif args.command == "site":
+            from orchestration.site.build import build_site
+
+            site = build_site(load_settings(), lambda line: print(line, file=sys.stderr))
+            print(f"site: {site.home} ({site.pages} pages, {site.feeds} feeds)")
+        elif args.command == "serve":
+            from orchestration.site.serve import serve
+
+            serve(load_settings().reports_dir, args.port)
     except KeyboardInterrupt:
         print("prweekly: interrupted", file=sys.stderr)
         return 130
@@ -184,6 +195,11 @@ def _end_like_a_unix_tool() -> None:
 
 def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split()) or type(exc).__name__
+
+
+def _print_site() -> None:
+    """Where the site's home page is, which every build brings up to date."""
+    print(f"site: {join(load_settings().reports_dir, 'index.html')}")
 
 
 def _print_reports(paths: list) -> None:

@@ -22,6 +22,7 @@ examples:
   prweekly compact                                 one file per repository for full builds
   prweekly sql "select week_start, merged_prs, theme from marts.fct_weekly_summary"
   prweekly ui                                      the Dagster UI, with the weekly schedule
+  prweekly serve --port 8000                       the static site of the reports, on loopback
 """
 
 BUILD_EPILOG = """\
@@ -227,6 +228,20 @@ def parser() -> argparse.ArgumentParser:
         "repository that ships with prweekly, build its four weeks through the github source "
         "into $PRWEEKLY_HOME, and print the report paths. Nothing leaves the machine.",
     )
+    commands.add_parser(
+        "site",
+        help="rebuild the static site over the reports (every build also does)",
+        description="Write index.html, a page and Atom feeds (English, Chinese) per repository "
+        "and the links between weeks into the reports location, from the warehouse and the "
+        "report files. Every build keeps the site current; this rebuilds it by hand.",
+    )
+    serve = commands.add_parser(
+        "serve",
+        help="serve the static site on loopback for a quick look",
+        description="Serve the reports location (the site's home is index.html) over HTTP on "
+        "127.0.0.1. Stop it with Ctrl-C.",
+    )
+    serve.add_argument("--port", type=int, default=8000, help="port (default 8000; 0: any free)")
     ui = commands.add_parser(
         "ui",
         help="start the Dagster UI (dagster dev) on this project",

@@ -27,6 +27,8 @@ COMMANDS = [
     ["compact"],
     ["demo"],
     ["ui"],
+    ["site"],
+    ["serve"],
 ]
 
 

@@ -230,7 +230,8 @@ def test_building_an_earlier_week_refreshes_the_later_weeks_and_their_reports(
         == reported_weeks(at_once)
         == [earlier + timedelta(weeks=i) for i in range(6)]
     )
-    for path in sorted((at_once / "reports" / SLUG).iterdir()):
+    # the reports (not the site's pages and feeds, which date each week's editions)
+    for path in sorted((at_once / "reports" / SLUG).glob("2026-*")):
         assert (stepwise / "reports" / SLUG / path.name).read_bytes() == path.read_bytes(), path
     assert (stepwise / "reports" / SLUG / "2026-05-11.en.md").read_text() != before
 

@@ -13,6 +13,7 @@ freed the same build succeeds.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -63,6 +64,15 @@ def state(home: Path, week: str = "2026-07-20") -> tuple:
     return marts, reports, disagree
 
 
+NAV = re.compile(rb"<!-- prweekly:nav -->.*?<!-- /prweekly:nav -->", re.S)
+
+
+def without_links(found: tuple) -> tuple:
+    """`state` without the links a week page has to the weeks reported beside it."""
+    marts, reports, disagree = found
+    return marts, {name: NAV.sub(b"", text) for name, text in reports.items()}, disagree
+
+
 def fill(mount: Path, leave_kib: int) -> Path:
     filler = mount / "filler"
     free = shutil.disk_usage(mount).free // 1024
@@ -93,7 +103,10 @@ def test_a_full_disk_says_where_exits_1_and_keeps_every_result(
         assert line.startswith(f"prweekly: error: no space left on {home}"), line
         assert state(home) == before
     assert build("2026-W29") == 0
-    assert state(home) == before
+    after = state(home)
+    # the same, but that W30's page now links the week before it
+    assert without_links(after) == without_links(before)
+    assert b'<a rel="prev" href="2026-07-13.en.html">' in after[1]["2026-07-20.en.html"]
     with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as conn:
         weeks = conn.execute(
             "select week_start::varchar, merged_prs from marts.fct_weekly_summary order by 1"

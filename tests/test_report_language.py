@@ -19,8 +19,9 @@ from orchestration.report.text import clean_text, short_title
 from orchestration.report.translator import strings
 
 REPO = "verl-project/verl"
-# Latin words Chinese technical writing keeps as they are: the product's name and two terms.
-ALLOWED = {"prweekly", "PR", "CI"}
+# Latin words Chinese technical writing keeps as they are: the product's name, two terms, the
+# service that counted the week's PRs and the time zone of its count (the completeness stamp).
+ALLOWED = {"prweekly", "PR", "CI", "GitHub", "UTC"}
 WORD = re.compile(r"[A-Za-z][A-Za-z'’]*")
 NOT_WORDS = [
     re.compile(pattern)

@@ -10,10 +10,12 @@ from orchestration.history import history_weeks, rebuild_scope
 from orchestration.models.checks import blocked_weeks
 from orchestration.narrative.report import load_narrative
 from orchestration.partitions import scopes_of, weekly_partitions
+from orchestration.report.publisher import ReportPublisher
 from orchestration.report.queries import load_week
 from orchestration.report.render import LANGUAGES, chart_name, render_week, write_atomic
 from orchestration.resources import PrweeklyResource
 from orchestration.run_scope import RunScope
+from orchestration.site.build import build_site
 from orchestration.storage import Location, delete, join, read_bytes
 from orchestration.warehouse import connect
 from orchestration.weeks import weeks_between
@@ -36,13 +38,18 @@ def write_week(
     repo: str,
     week: date,
     only_changed: bool = False,
+    publisher: ReportPublisher | None = None,
 ) -> dict[str, tuple[Location, int, str]]:
     """Render one week and write its files (with `only_changed`, those whose text differs from
-    the file's); {file name: (path, bytes, text)} of the files written."""
+    the file's); {file name: (path, bytes, text)} of the files written. With `publisher`, the
+    report carries its notes (completeness, corrections, links) and is recorded as an edition."""
     folder = join(reports_dir, repo_slug(repo))
+    notes = publisher.notes(conn, repo, week) if publisher else None
     facts = load_week(conn, repo, week)
     facts.narrative = load_narrative(conn, repo, week)  # None without a language model
-    files = render_week(facts)
+    files = render_week(facts, notes)
+    if publisher:
+        publisher.rendered(repo, week, files)
     # an empty week has no chart: drop one left from before, and the one chart for both
     # languages that reports before per-language charts linked
     for name in [*(chart_name(week, lang) for lang in LANGUAGES), f"{week}.areas.svg"]:
@@ -114,29 +121,48 @@ def weekly_report(
     last: dict[str, str] = {}
     refreshed: list[str] = []
     blocked: list[str] = []
+    publisher = ReportPublisher(settings)
+
+    def refresh(conn: duckdb.DuckDBPyConnection, repo: str, week: date) -> None:
+        nonlocal written
+        if failed := blocked_weeks(conn, repo, week):  # keep its previous report
+            blocked.append(_blocked_message(repo, week, failed))
+            return
+        changed = write_week(conn, settings.reports_dir, repo, week, True, publisher)
+        if changed:
+            refreshed.append(f"{repo} {week}")
+            written += [(path, size) for path, size, _ in changed.values()]
+
     with connect(settings.warehouse_path, read_only=True, on_wait=context.log.info) as conn:
         for scope in scopes_of(context):
-            for week in weeks_between(scope.start_week, scope.end_week):
+            weeks = weeks_between(scope.start_week, scope.end_week)
+            rebuilt = rebuild_scope(scope, settings.lake_dir, history_weeks())
+            others = weeks_to_refresh(conn, settings.reports_dir, scope, rebuilt)
+            publisher.plan(conn, scope.repo, weeks)
+            # earlier weeks first: the run's reports list the corrections made to them
+            for week in [w for w in others if w < scope.start_week]:
+                refresh(conn, scope.repo, week)
+            for week in weeks:
                 failed = blocked_weeks(conn, scope.repo, week)
                 if failed:  # its facts failed a data test: keep the previous report
                     blocked.append(_blocked_message(scope.repo, week, failed))
                     continue
-                week_files = write_week(conn, settings.reports_dir, scope.repo, week)
+                week_files = write_week(
+                    conn, settings.reports_dir, scope.repo, week, publisher=publisher
+                )
                 for name, (path, size, text) in week_files.items():
                     written.append((path, size))
                     for lang in ("en", "zh"):
                         if name.endswith(f".{lang}.md"):
                             last[lang] = text
-            rebuilt = rebuild_scope(scope, settings.lake_dir, history_weeks())
-            for week in weeks_to_refresh(conn, settings.reports_dir, scope, rebuilt):
-                if failed := blocked_weeks(conn, scope.repo, week):  # keep its previous report
-                    blocked.append(_blocked_message(scope.repo, week, failed))
-                    continue
-                changed = write_week(conn, settings.reports_dir, scope.repo, week, True)
-                if changed:
-                    refreshed.append(f"{scope.repo} {week}")
-                    written += [(path, size) for path, size, _ in changed.values()]
-    context.log.info(f"wrote {len(written)} report file(s)")
+            for week in [w for w in others if w > scope.end_week]:
+                refresh(conn, scope.repo, week)
+    editions = publisher.save(context.log.info)
+    site = build_site(settings, context.log.info)
+    context.log.info(
+        f"wrote {len(written)} report file(s), {editions} new edition(s); "
+        f"the site has {site.pages} page(s) and {site.feeds} feed(s)"
+    )
     if refreshed:
         context.log.info(
             f"re-rendered {len(refreshed)} earlier or later report(s) whose facts this build "
@@ -157,6 +183,8 @@ def weekly_report(
             "files": dg.MetadataValue.md(table),
             "file_count": len(written),
             "refreshed_weeks": dg.MetadataValue.json(refreshed),
+            "new_editions": editions,
+            "site": dg.MetadataValue.path(str(site.home)),
             "total_bytes": sum(size for _, size in written),
             "report_en": dg.MetadataValue.md(last.get("en", "")),
             "report_zh": dg.MetadataValue.md(last.get("zh", "")),

@@ -14,6 +14,7 @@ from markupsafe import Markup
 
 from orchestration.config import TEMPLATES_DIR
 from orchestration.report.charts import ChartText, area_chart_svg
+from orchestration.report.notes import WeekNotes, notes_block
 from orchestration.report.prose import ReportText
 from orchestration.report.queries import HISTORY_WEEKS, WeekFacts
 from orchestration.report.text import clean_text, short_title
@@ -25,6 +26,7 @@ from orchestration.report.view import (
     ReportView,
     build_view,
 )
+from orchestration.site.nav import week_nav
 from orchestration.storage import Location, write_bytes
 
 LANGUAGES = ("zh", "en")
@@ -75,10 +77,19 @@ def render_chart(facts: WeekFacts, lang: str) -> str:
     return area_chart_svg(facts.history, facts.week_start, words, rising)
 
 
-def render(facts: WeekFacts, lang: str, fmt: str, view: ReportView | None = None) -> str:
+def render(
+    facts: WeekFacts,
+    lang: str,
+    fmt: str,
+    view: ReportView | None = None,
+    notes: WeekNotes | None = None,
+) -> str:
     view = view or build_view(facts)
     template = environments()[fmt].get_template(f"report.{fmt}.j2")
     t = ReportText(lang, fmt)
+    nav = ""
+    if notes is not None and fmt == "html":
+        nav = week_nav(facts.repo, facts.week_start, lang, notes.previous_week, notes.next_week)
     chart_svg = render_chart(facts, lang) if facts.history and not view.is_empty else ""
     return template.render(
         t=t,
@@ -91,16 +102,19 @@ def render(facts: WeekFacts, lang: str, fmt: str, view: ReportView | None = None
         max_area_prs=MAX_AREA_PRS,
         max_risk_prs=MAX_RISK_PRS,
         max_trend_rows=MAX_TREND_ROWS,
+        notes=notes_block(t, notes),
+        nav=Markup(nav),
     )
 
 
-def render_week(facts: WeekFacts) -> dict[str, str]:
-    """Every file of a week's report, by file name: Markdown and HTML per language, the chart."""
+def render_week(facts: WeekFacts, notes: WeekNotes | None = None) -> dict[str, str]:
+    """Every file of a week's report, by file name: Markdown and HTML per language, the chart;
+    with `notes`, the completeness stamp, corrections and the links to the weeks beside it."""
     view = build_view(facts)
     files: dict[str, str] = {}
     for lang in LANGUAGES:
         for fmt in FORMATS:
-            files[f"{facts.week_start}.{lang}.{fmt}"] = render(facts, lang, fmt, view)
+            files[f"{facts.week_start}.{lang}.{fmt}"] = render(facts, lang, fmt, view, notes)
         if facts.history and not view.is_empty:
             files[chart_name(facts.week_start, lang)] = render_chart(facts, lang)
     return files

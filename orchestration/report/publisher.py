@@ -1,0 +1,75 @@
+"""One report run's editions: the notes each week's report carries, and the editions it made.
+
+Before a week is rendered, `notes` gives what the report says of itself (GitHub's count, the
+correction box, corrections of earlier weeks, the weeks beside it); once rendered, `rendered`
+records the edition each language's Markdown is. `save` stores the run's new editions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, date, datetime
+
+import duckdb
+
+from orchestration.config import Settings
+from orchestration.edition_book import Correction, EditionBook
+from orchestration.editions import Edition, read_editions, save_editions, week_facts
+from orchestration.publish_tables import write_both
+from orchestration.report.completeness import github_count
+from orchestration.report.notes import WeekNotes
+from orchestration.site.files import reported_weeks
+
+LANGUAGES = ("zh", "en")
+
+
+def _now() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+class ReportPublisher:
+    def __init__(self, settings: Settings, clock: Callable[[], datetime] = _now) -> None:
+        self.settings = settings
+        self.clock = clock
+        self.books: dict[str, EditionBook] = {}
+        self.weeks: dict[str, set[date]] = {}
+        self._pending: dict[tuple[str, date], tuple[dict, Correction | None, datetime]] = {}
+
+    def plan(self, conn: duckdb.DuckDBPyConnection, repo: str, weeks: list[date]) -> None:
+        """Load the repository's editions and reported weeks, with the weeks this run reports."""
+        if repo not in self.books:
+            self.books[repo] = EditionBook(repo, read_editions(conn, repo))
+            self.weeks[repo] = set(reported_weeks(self.settings.reports_dir, repo))
+        self.weeks[repo] |= set(weeks)
+
+    def notes(self, conn: duckdb.DuckDBPyConnection, repo: str, week: date) -> WeekNotes:
+        self.plan(conn, repo, [week])
+        book, now = self.books[repo], self.clock()
+        facts = week_facts(conn, repo, week)
+        correction = book.correction(week, facts, now)
+        self._pending[(repo, week)] = (facts, correction, now)
+        weeks = sorted(self.weeks[repo])
+        return WeekNotes(
+            merged=len(facts),
+            count=github_count(self.settings.lake_dir, repo, week),
+            correction=correction,
+            earlier=book.earlier_corrections(week),
+            previous_week=max((w for w in weeks if w < week), default=None),
+            next_week=min((w for w in weeks if w > week), default=None),
+        )
+
+    def rendered(self, repo: str, week: date, files: dict[str, str]) -> None:
+        facts, correction, now = self._pending.pop((repo, week))
+        for lang in LANGUAGES:
+            markdown = files[f"{week}.{lang}.md"]
+            self.books[repo].record(week, lang, markdown, facts, correction, now)
+
+    def new_editions(self) -> list[Edition]:
+        return [e for book in self.books.values() for e in book.new]
+
+    def save(self, say: Callable[[str], None]) -> int:
+        """Store the run's new editions in the warehouse; how many there were."""
+        editions = self.new_editions()
+        if editions:
+            write_both(self.settings, lambda conn: save_editions(conn, editions), say)
+        return len(editions)

@@ -1,0 +1,1 @@
+"""The static site over the reports: home page, a page per repository, Atom feeds."""

@@ -1,0 +1,111 @@
+"""Build the static site under the reports location: `index.html`, a page and two Atom feeds per
+repository, and current week links on every report page. Files are written only when their
+bytes change, each one atomically, so a reader (or `prweekly serve`) never sees half a page."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date
+from functools import cache
+
+import jinja2
+
+from orchestration.config import TEMPLATES_DIR, Settings
+from orchestration.report.text import clean_text
+from orchestration.report.translator import safe_url, strings
+from orchestration.site.data import SiteRepo, load_site
+from orchestration.site.feeds import atom_feed
+from orchestration.site.nav import replace_nav, week_nav
+from orchestration.site.sparkline import sparkline_svg
+from orchestration.storage import Location, join, read_bytes, write_bytes
+from orchestration.warehouse import connect
+
+LANGUAGES = ("en", "zh")
+
+
+@dataclass(frozen=True)
+class SiteResult:
+    home: Location
+    pages: int  # the site's own pages (home, one per repository)
+    feeds: int
+    written: int  # files whose bytes changed, report pages' links included
+
+
+@cache
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES_DIR),
+        undefined=jinja2.StrictUndefined,
+        autoescape=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["clean"] = clean_text
+    env.globals.update(
+        spark=lambda r: sparkline_svg(r.spark),
+        week_label=lambda d: f"Week {d.isocalendar()[1]} of {d.isocalendar()[0]}",
+        week_short=lambda d: f"{d.isocalendar()[0]}-W{d.isocalendar()[1]:02d}",
+        flag_name=lambda flag: strings("en")["flag_names"].get(flag, flag),
+    )
+    return env
+
+
+def _write(path: Location, data: bytes) -> int:
+    """Write `data` unless the file already holds it; 1 if written."""
+    if read_bytes(path) == data:
+        return 0
+    write_bytes(path, data)
+    return 1
+
+
+def _links_of(r: SiteRepo) -> None:
+    for week in r.weeks:
+        for pr in week.key:
+            pr["url"] = safe_url(pr["url"])
+
+
+def _refresh_nav(folder: Location, r: SiteRepo, lang: str, weeks: list[date]) -> int:
+    """Bring the week links of each report page in `lang` up to date; pages written."""
+    written = 0
+    for i, week in enumerate(weeks):
+        path = join(folder, f"{week}.{lang}.html")
+        page = read_bytes(path)
+        if page is None:
+            continue
+        previous = weeks[i - 1] if i > 0 else None
+        following = weeks[i + 1] if i + 1 < len(weeks) else None
+        nav = week_nav(r.name, week, lang, previous, following)
+        updated = replace_nav(page.decode("utf-8"), str(nav))
+        if updated is not None:
+            written += _write(path, updated.encode("utf-8"))
+    return written
+
+
+def build_site(settings: Settings, say: Callable[[str], None] = print) -> SiteResult:
+    """Rebuild the whole site from the warehouse and the report files."""
+    reports = settings.reports_dir
+    home = join(reports, "index.html")
+    if not settings.warehouse_path.exists():
+        return SiteResult(home, 0, 0, 0)
+    with connect(settings.warehouse_path, read_only=True, on_wait=say) as conn:
+        repos = load_site(conn, reports)
+    env = _environment()
+    written = feeds = 0
+    for r in repos:
+        _links_of(r)
+        folder = join(reports, r.slug)
+        weeks = sorted(w.week_start for w in r.weeks)
+        page = env.get_template("site/repo.html.j2").render(r=r)
+        written += _write(join(folder, "index.html"), page.encode("utf-8"))
+        for lang in LANGUAGES:
+            markdown = {}
+            for week in weeks:
+                text = read_bytes(join(folder, f"{week}.{lang}.md"))
+                markdown[week] = text.decode("utf-8") if text is not None else None
+            written += _write(join(folder, f"feed.{lang}.xml"), atom_feed(r, lang, markdown))
+            written += _refresh_nav(folder, r, lang, weeks)
+            feeds += 1
+    page = env.get_template("site/home.html.j2").render(repos=repos)
+    written += _write(home, page.encode("utf-8"))
+    return SiteResult(home, 1 + len(repos), feeds, written)

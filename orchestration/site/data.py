@@ -1,0 +1,95 @@
+"""What the site shows, read from the marts, the editions and the report files (never staging)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+
+import duckdb
+
+from orchestration.config import repo_slug
+from orchestration.editions import Edition, read_editions
+from orchestration.report.queries import display_name
+from orchestration.site.files import reported_weeks
+from orchestration.storage import Location
+
+SPARK_WEEKS = 12
+TOP_RISKS = 3
+
+
+@dataclass
+class SiteWeek:
+    week_start: date
+    merged_prs: int
+    key_prs: int
+    authors: int | None
+    theme: str | None
+    theme_zh: str | None
+    key: list[dict] = field(default_factory=list)  # number, title, url, importance
+    risks: list[tuple[str, int]] = field(default_factory=list)  # flag, PRs; most first
+    editions: list[Edition] = field(default_factory=list)  # English ones, oldest first
+
+
+@dataclass
+class SiteRepo:
+    repo: str
+    name: str  # GitHub's spelling
+    slug: str
+    weeks: list[SiteWeek]  # the reported weeks, newest first
+    spark: list[tuple[date, int]]  # merged PRs of the last SPARK_WEEKS weeks, oldest first
+
+
+def _rows(conn: duckdb.DuckDBPyConnection, sql: str, params: list) -> list[tuple]:
+    return conn.execute(sql, params).fetchall()
+
+
+def _repos(conn: duckdb.DuckDBPyConnection) -> list[str]:
+    return [r for (r,) in _rows(conn, "select distinct repo from marts.fct_weekly_summary", [])]
+
+
+def load_repo(conn: duckdb.DuckDBPyConnection, reports_dir: Location, repo: str) -> SiteRepo | None:
+    """The repository's reported weeks with their headline facts; None if none is reported."""
+    reported = set(reported_weeks(reports_dir, repo))
+    summary = _rows(
+        conn,
+        "select week_start, merged_prs, key_prs, authors, theme, theme_zh "
+        "from marts.fct_weekly_summary where repo = ? order by week_start desc",
+        [repo],
+    )
+    weeks = [SiteWeek(*row) for row in summary if row[0] in reported]
+    if not weeks:
+        return None
+    by_week = {w.week_start: w for w in weeks}
+    for week, number, title, url, importance, rank in _rows(
+        conn,
+        """
+        select week_start, number, title, url, importance,
+            row_number() over (partition by week_start order by importance desc, number)
+        from marts.fct_pull_requests where repo = ? order by week_start, 6
+        """,
+        [repo],
+    ):
+        w = by_week.get(week)
+        if w is not None and rank <= w.key_prs:
+            w.key.append({"number": number, "title": title, "url": url, "importance": importance})
+    for week, flag, prs in _rows(
+        conn,
+        "select week_start, risk_flag, count(distinct number) from marts.fct_weekly_risks "
+        "where repo = ? group by all order by week_start, 3 desc, 2",
+        [repo],
+    ):
+        w = by_week.get(week)
+        if w is not None and len(w.risks) < TOP_RISKS:
+            w.risks.append((flag, prs))
+    for edition in read_editions(conn, repo):
+        if edition.lang == "en" and edition.week_start in by_week:
+            by_week[edition.week_start].editions.append(edition)
+    last = weeks[0].week_start
+    spark = [(row[0], row[1]) for row in reversed(summary) if row[0] <= last][-SPARK_WEEKS:]
+    return SiteRepo(repo, display_name(conn, repo), repo_slug(repo), weeks, spark)
+
+
+def load_site(conn: duckdb.DuckDBPyConnection, reports_dir: Location) -> list[SiteRepo]:
+    """Every repository with a report, by name."""
+    repos = [load_repo(conn, reports_dir, repo) for repo in _repos(conn)]
+    return sorted((r for r in repos if r is not None), key=lambda r: r.repo)

@@ -1,0 +1,120 @@
+"""The site of a demo build, opened in Chromium: from the home page every report is reachable,
+every link between pages resolves, and no page is blank."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import urldefrag, urljoin, urlparse
+
+import pytest
+
+from tests.test_report_browser import _chromium, _pixels, pytestmark  # noqa: F401 (skip marker)
+
+SLUG = "acme__rocket"
+WEEKS = ["2026-06-29", "2026-07-06", "2026-07-13", "2026-07-20"]
+
+
+class _Page(HTMLParser):
+    """The links and the visible text of a DOM that Chromium dumped."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.links: list[str] = []
+        self.text: list[str] = []
+        self._skip = 0
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        if tag in ("style", "script"):
+            self._skip += 1
+        href = dict(attrs).get("href")
+        if tag == "a" and href:
+            self.links.append(href)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("style", "script"):
+            self._skip -= 1
+
+    def handle_data(self, data: str) -> None:
+        if not self._skip and data.strip():
+            self.text.append(data.strip())
+
+
+@pytest.fixture(scope="module")
+def demo_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`prweekly demo`: the sample's four weeks through the GitHub emulator."""
+    from orchestration.cli import main
+
+    home = tmp_path_factory.mktemp("demo") / "home"
+    with pytest.MonkeyPatch.context() as mp:
+        for name in ("PRWEEKLY_SOURCE", "GITHUB_TOKEN", "DAGSTER_HOME", "GITHUB_GRAPHQL_URL"):
+            mp.delenv(name, raising=False)
+        mp.setenv("PRWEEKLY_HOME", str(home))
+        assert main(["demo"]) == 0
+    return home
+
+
+def _open(tmp_path: Path, url: str) -> _Page:
+    dom = _chromium(tmp_path, "--dump-dom", url)
+    assert dom.returncode == 0, dom.stderr.decode(errors="replace")[-2000:]
+    page = _Page()
+    page.feed(dom.stdout.decode())
+    return page
+
+
+def test_every_report_is_reachable_and_every_link_resolves(tmp_path: Path, demo_home: Path) -> None:
+    reports = demo_home / "reports"
+    home = (reports / "index.html").as_uri()
+    seen: dict[str, _Page] = {}
+    queue = [home]
+    while queue:  # every page of the site the home page leads to, as Chromium reads it
+        url = queue.pop(0)
+        if url in seen:
+            continue
+        seen[url] = page = _open(tmp_path, url)
+        assert len(" ".join(page.text)) > 300, f"{url} is (nearly) blank"
+        for href in page.links:
+            target = urldefrag(urljoin(url, href)).url
+            if urlparse(target).scheme != "file":
+                continue  # a PR on GitHub
+            assert Path(urlparse(target).path).is_file(), f"{url} links {href}: no such file"
+            if target.endswith(".html") and target not in seen:
+                queue.append(target)
+    pages = {Path(urlparse(u).path).relative_to(reports).as_posix() for u in seen}
+    weeks = {f"{SLUG}/{w}.{lang}.html" for w in WEEKS for lang in ("en", "zh")}
+    assert pages == {"index.html", f"{SLUG}/index.html"} | weeks
+    home_links = {urljoin(home, h) for h in seen[home].links}
+    assert {(reports / w).as_uri() for w in weeks} <= home_links  # straight from the home page
+
+    for i, week in enumerate(WEEKS):  # each week page's own links, read from Chromium's DOM
+        for lang, other in (("en", "zh"), ("zh", "en")):
+            links = set(seen[(reports / SLUG / f"{week}.{lang}.html").as_uri()].links)
+            assert f"{week}.{other}.html" in links
+            if i > 0:
+                assert f"{WEEKS[i - 1]}.{lang}.html" in links
+            if i + 1 < len(WEEKS):
+                assert f"{WEEKS[i + 1]}.{lang}.html" in links
+
+
+def test_the_home_page_renders_and_reports_say_github_counted_them(
+    tmp_path: Path, demo_home: Path
+) -> None:
+    shot = tmp_path / "home.png"
+    home = (demo_home / "reports" / "index.html").as_uri()
+    result = _chromium(tmp_path, f"--screenshot={shot}", "--window-size=390,900", home)
+    assert shot.exists(), result.stderr.decode(errors="replace")[-2000:]
+    width, channels, rows = _pixels(shot.read_bytes())
+    blue = sum(
+        1
+        for row in rows
+        for x in range(0, width * channels, channels)
+        if row[x + 2] > 180 and row[x] < 60  # the links and the sparkline
+    )
+    assert blue > 200, "no link or sparkline pixels: the home page rendered blank"
+
+    folder = demo_home / "reports" / SLUG
+    en = (folder / "2026-07-20.en.md").read_text(encoding="utf-8")
+    assert re.search(r"Completeness: 10 of 10 merged PRs, counted by GitHub at \d{4}-", en)
+    zh = (folder / "2026-07-20.zh.html").read_text(encoding="utf-8")
+    assert re.search(r'<p class="stamp">完整性：共 10 / 10 个已合并 PR，由 GitHub 于 \d{4}-', zh)
