@@ -1,27 +1,23 @@
 """A week's edition as delivery sends it: its rendered files, its identity and its headline.
 
 An edition is identified by the sha256 of its rendered Markdown in one language, so the same
-text is the same edition wherever it is computed (the editions table keys it the same way).
+text is the same edition wherever it is computed: `editions.content_sha256`, as the
+editions table keys it.
 """
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from datetime import date
 
 import duckdb
 
 from orchestration.config import repo_slug
+from orchestration.editions import content_sha256
 from orchestration.storage import Location, join, read_bytes
 from orchestration.weeks import iso_label
 
 KEY_PRS_SHOWN = 5  # a chat message names a few; the report has them all
-
-
-def edition_id(markdown: bytes) -> str:
-    """The edition's identity: the sha256 of its rendered Markdown, in hex."""
-    return hashlib.sha256(markdown).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -74,7 +70,7 @@ def load_edition(
         language=language,
         markdown=markdown.decode("utf-8"),
         html=html.decode("utf-8"),
-        id=edition_id(markdown),
+        id=content_sha256(markdown.decode("utf-8")),
         link=page_link(reports_dir, repo, week, language, site_url),
         **headline,
     )
