@@ -83,7 +83,8 @@ ENVIRONMENT = (
     ),
     EnvironmentVariable(
         "PRWEEKLY_DUCKDB_INIT",
-        "SQL run on each warehouse connection (e.g. object-store credentials)",
+        "SQL run on each warehouse connection (e.g. `SET threads = 2`); object-store "
+        "credentials come from `AWS_*`",
         "none",
     ),
     EnvironmentVariable(
