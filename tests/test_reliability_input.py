@@ -255,9 +255,10 @@ def test_every_value_reaches_sql_as_a_parameter() -> None:
         "named",
         "scoped",
         "partition_keys",
-        # editions: their table's name and columns
+        # editions and the narrative cache: their table's name and columns, a row's "?" marks
         "TABLE",
         "COLUMNS",
+        "marks",
     }
     spliced = []
     for path in sorted((PROJECT_DIR / "orchestration").rglob("*.py")):
