@@ -158,13 +158,18 @@ def test_a_second_build_asks_nothing_and_is_byte_identical(built: dict) -> None:
     assert built["second"] == built["first"]
 
 
-def test_a_wrong_key_stops_the_narrative_only(built: dict) -> None:
+def test_a_wrong_key_stops_the_narrative_only(built: dict, monkeypatch) -> None:
+    from orchestration.config import load_settings
+    from orchestration.report.publisher import ReportPublisher
+
     assert "refused the key (HTTP 401): check PRWEEKLY_LLM_API_KEY" in built["output"]
     zh = built["third"][f"{MONDAY}.zh.md"].decode("utf-8")
     assert "语言模型" not in zh  # no text of another model, no note
+    monkeypatch.setenv("PRWEEKLY_HOME", str(built["home"]))
+    week = date.fromisoformat(MONDAY)
     with duckdb.connect(str(built["home"] / "warehouse.duckdb"), read_only=True) as conn:
-        facts = load_week(conn, REPO, date.fromisoformat(MONDAY))
-    today = render_week(facts)  # the report exactly as without a model
+        notes = ReportPublisher(load_settings()).notes(conn, REPO, week)  # stamp and links
+        today = render_week(load_week(conn, REPO, week), notes)  # as without a model
     assert built["third"][f"{MONDAY}.zh.md"] == today[f"{MONDAY}.zh.md"].encode("utf-8")
     assert built["third"][f"{MONDAY}.en.html"] == today[f"{MONDAY}.en.html"].encode("utf-8")
 
