@@ -7,10 +7,10 @@ faults win over random ones. The server asks `next_fault()` once per request.
 
 from __future__ import annotations
 
-import random
-import threading
-from collections import Counter, deque
 from enum import StrEnum
+
+from orchestration.fault_plan import FaultPlan
+from orchestration.fault_plan import parse_fault_spec as parse_spec
 
 
 class Fault(StrEnum):
@@ -40,62 +40,19 @@ class Fault(StrEnum):
     TRICKLE = "trickle"  # a good answer sent a few bytes at a time, slower than any deadline
 
 
-class Faults:
-    """Thread-safe plan of which requests fail and how."""
+class Faults(FaultPlan[Fault]):
+    """Thread-safe plan of which requests fail and how (`orchestration/fault_plan.py`)."""
+
+    kinds = Fault
 
     def __init__(self, seed: int = 0) -> None:
-        self._lock = threading.Lock()
-        self._queue: deque[Fault | None] = deque()
-        self._rates: dict[Fault, float] = {}
-        self._rng = random.Random(seed)
-        self.injected: Counter[Fault] = Counter()
+        super().__init__(seed)
         self.retry_after_seconds = 30
         self.delay_seconds = 1.0
         self.trickle_bytes = 64  # the `trickle` fault sends this many bytes...
         self.trickle_seconds = 0.05  # ...then pauses this long, until the answer is sent
 
-    def fail_next(self, fault: Fault | str, times: int = 1, after: int = 0) -> None:
-        """Let `after` requests through, then fail the next `times` with `fault`."""
-        with self._lock:
-            self._queue.extend([None] * after + [Fault(fault)] * times)
-
-    def fail_randomly(self, fault: Fault | str, probability: float) -> None:
-        """Make each request fail with `fault` with this probability (0 switches it off)."""
-        if not 0 <= probability <= 1:
-            raise ValueError(f"probability {probability} is not between 0 and 1")
-        with self._lock:
-            self._rates[Fault(fault)] = probability
-
-    def seed(self, seed: int) -> None:
-        with self._lock:
-            self._rng = random.Random(seed)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._queue.clear()
-            self._rates.clear()
-
-    def next_fault(self) -> Fault | None:
-        with self._lock:
-            queued = bool(self._queue)
-            fault = self._queue.popleft() if queued else None
-            if not queued:
-                for candidate, probability in self._rates.items():
-                    if self._rng.random() < probability:
-                        fault = candidate
-                        break
-            if fault is not None:
-                self.injected[fault] += 1
-            return fault
-
 
 def parse_fault_spec(spec: str) -> tuple[Fault, float]:
-    """`502-json=0.1` (a probability) as used on the command line."""
-    name, _, value = spec.partition("=")
-    try:
-        return Fault(name.strip()), float(value or 1)
-    except ValueError:
-        known = ", ".join(f.value for f in Fault)
-        raise ValueError(
-            f"bad fault {spec!r}: use KIND=PROBABILITY with KIND one of {known}"
-        ) from None
+    """`KIND=0.1` (a probability) as used on the command line."""
+    return parse_spec(spec, Fault)

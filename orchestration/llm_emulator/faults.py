@@ -7,10 +7,10 @@ for every request with a probability from a seeded RNG (`fail_randomly`).
 
 from __future__ import annotations
 
-import random
-import threading
-from collections import Counter, deque
 from enum import StrEnum
+
+from orchestration.fault_plan import FaultPlan
+from orchestration.fault_plan import parse_fault_spec as parse_spec
 
 
 class LlmFault(StrEnum):
@@ -25,55 +25,17 @@ class LlmFault(StrEnum):
     ENGLISH = "english"  # English where Chinese was asked
 
 
-class LlmFaults:
-    """Thread-safe plan of which requests fail and how."""
+class LlmFaults(FaultPlan[LlmFault]):
+    """Thread-safe plan of which requests fail and how (`orchestration/fault_plan.py`)."""
+
+    kinds = LlmFault
 
     def __init__(self, seed: int = 0) -> None:
-        self._lock = threading.Lock()
-        self._queue: deque[LlmFault | None] = deque()
-        self._rates: dict[LlmFault, float] = {}
-        self._rng = random.Random(seed)
-        self.injected: Counter[LlmFault] = Counter()
+        super().__init__(seed)
         self.retry_after_seconds = 1
         self.delay_seconds = 2.0
 
-    def fail_next(self, fault: LlmFault | str, times: int = 1, after: int = 0) -> None:
-        """Let `after` requests through, then fail the next `times` with `fault`."""
-        with self._lock:
-            self._queue.extend([None] * after + [LlmFault(fault)] * times)
-
-    def fail_randomly(self, fault: LlmFault | str, probability: float) -> None:
-        if not 0 <= probability <= 1:
-            raise ValueError(f"probability {probability} is not between 0 and 1")
-        with self._lock:
-            self._rates[LlmFault(fault)] = probability
-
-    def clear(self) -> None:
-        with self._lock:
-            self._queue.clear()
-            self._rates.clear()
-
-    def next_fault(self) -> LlmFault | None:
-        with self._lock:
-            queued = bool(self._queue)
-            fault = self._queue.popleft() if queued else None
-            if not queued:
-                for candidate, probability in self._rates.items():
-                    if self._rng.random() < probability:
-                        fault = candidate
-                        break
-            if fault is not None:
-                self.injected[fault] += 1
-            return fault
-
 
 def parse_fault_spec(spec: str) -> tuple[LlmFault, float]:
-    """`500=0.1` (a probability) as used on the command line."""
-    name, _, value = spec.partition("=")
-    try:
-        return LlmFault(name.strip()), float(value or 1)
-    except ValueError:
-        known = ", ".join(f.value for f in LlmFault)
-        raise ValueError(
-            f"bad fault {spec!r}: use KIND=PROBABILITY with KIND one of {known}"
-        ) from None
+    """`KIND=0.1` (a probability) as used on the command line."""
+    return parse_spec(spec, LlmFault)

@@ -1,0 +1,76 @@
+"""A plan of which requests an emulator fails and how, shared by the GitHub and the language
+model emulators.
+
+A test either queues faults for the next requests (`fail_next`) or makes every request fail
+with some probability (`fail_randomly`, from a seeded RNG so a run can be repeated). Queued
+faults win over random ones. The server asks `next_fault()` once per request.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections import Counter, deque
+from enum import StrEnum
+from typing import Generic, TypeVar
+
+Kind = TypeVar("Kind", bound=StrEnum)
+
+
+class FaultPlan(Generic[Kind]):
+    """Thread-safe plan of faults of one `kinds` enumeration."""
+
+    kinds: type[Kind]
+
+    def __init__(self, seed: int = 0) -> None:
+        self._lock = threading.Lock()
+        self._queue: deque[Kind | None] = deque()
+        self._rates: dict[Kind, float] = {}
+        self._rng = random.Random(seed)
+        self.injected: Counter[Kind] = Counter()
+
+    def fail_next(self, fault: Kind | str, times: int = 1, after: int = 0) -> None:
+        """Let `after` requests through, then fail the next `times` with `fault`."""
+        with self._lock:
+            self._queue.extend([None] * after + [self.kinds(fault)] * times)
+
+    def fail_randomly(self, fault: Kind | str, probability: float) -> None:
+        """Make each request fail with `fault` with this probability (0 switches it off)."""
+        if not 0 <= probability <= 1:
+            raise ValueError(f"probability {probability} is not between 0 and 1")
+        with self._lock:
+            self._rates[self.kinds(fault)] = probability
+
+    def seed(self, seed: int) -> None:
+        with self._lock:
+            self._rng = random.Random(seed)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._queue.clear()
+            self._rates.clear()
+
+    def next_fault(self) -> Kind | None:
+        with self._lock:
+            queued = bool(self._queue)
+            fault = self._queue.popleft() if queued else None
+            if not queued:
+                for candidate, probability in self._rates.items():
+                    if self._rng.random() < probability:
+                        fault = candidate
+                        break
+            if fault is not None:
+                self.injected[fault] += 1
+            return fault
+
+
+def parse_fault_spec(spec: str, kinds: type[Kind]) -> tuple[Kind, float]:
+    """`KIND=0.1` (a probability; 1 when left out) as the emulators' `--fault` takes it."""
+    name, _, value = spec.partition("=")
+    try:
+        return kinds(name.strip()), float(value or 1)
+    except ValueError:
+        known = ", ".join(f.value for f in kinds)
+        raise ValueError(
+            f"bad fault {spec!r}: use KIND=PROBABILITY with KIND one of {known}"
+        ) from None
