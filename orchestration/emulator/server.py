@@ -13,11 +13,10 @@ import contextlib
 import json
 import socket
 import struct
-import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +29,7 @@ from orchestration.emulator.limits import QueryLimitError, analyse
 from orchestration.emulator.posts import Posts
 from orchestration.emulator.ratelimit import RateBudget, Snapshot
 from orchestration.emulator.resolvers import Context, build, format_error, iso
+from orchestration.loopback import LoopbackServer
 from orchestration.sources import check_dataset_file
 
 PATHS = ("/graphql", "/api/graphql")
@@ -46,7 +46,7 @@ def _load(dataset: Any) -> Dataset:
     return Dataset.from_files(Path(i) for i in items)
 
 
-class Emulator:
+class Emulator(LoopbackServer):
     """GitHub's GraphQL endpoint on loopback; a context manager that starts and stops it."""
 
     def __init__(
@@ -66,50 +66,17 @@ class Emulator:
         self.faults = Faults(seed)
         self.budget = RateBudget(clock, limit=rate_limit)
         self.schema = build()
-        self.requests: list[dict] = []
         self.posts = Posts()  # what clients posted (delivery's github target)
         self._indexed_at: dict[tuple[str, int], float] = {}  # PRs search finds only later
-        self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer((host, port), _handler_for(self))
-        self._server.daemon_threads = True
-        self._thread: threading.Thread | None = None
+        super().__init__(_handler_for(self), host, port)
 
     @property
     def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/graphql"
-
-    @property
-    def requests_served(self) -> int:
-        return len(self.requests)
-
-    def start(self) -> Emulator:
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-
-    def __enter__(self) -> Emulator:
-        return self.start()
-
-    def __exit__(self, *_exc) -> None:
-        self.stop()
-
-    def serve_forever(self) -> None:
-        self._server.serve_forever()
+        return f"{self.address}/graphql"
 
     def hide_from_search(self, repo: str, number: int, until: float) -> None:
         """Keep a PR out of search (results and counts) until the clock reaches `until`."""
         self._indexed_at[(repo.lower(), number)] = until
-
-    def record(self, entry: dict) -> None:
-        with self._lock:
-            self.requests.append(entry)
 
     def answer(self, body: bytes, fault: Fault | None) -> tuple[int, dict, Any]:
         """The status, headers and JSON body GitHub would send for this request body."""

@@ -12,14 +12,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import threading
 import time
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from orchestration.llm_emulator.answers import facts_of, pr_answer, week_answer
 from orchestration.llm_emulator.faults import LlmFault, LlmFaults, parse_fault_spec
+from orchestration.loopback import LoopbackServer
 from orchestration.narrative.client import estimate_tokens
 
 PATH = "/v1/chat/completions"
@@ -27,7 +27,7 @@ FOREIGN_OFFSET = 1_000_000  # a PR number no week holds
 UNKNOWN_FIGURE = "9876.5%"
 
 
-class LlmEmulator:
+class LlmEmulator(LoopbackServer):
     """A chat completions endpoint on loopback; a context manager that starts and stops it."""
 
     def __init__(
@@ -35,44 +35,12 @@ class LlmEmulator:
     ) -> None:
         self.api_key = api_key
         self.faults = LlmFaults(seed)
-        self.requests: list[dict] = []
-        self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer((host, port), _handler_for(self))
-        self._server.daemon_threads = True
+        super().__init__(_handler_for(self), host, port)
 
     @property
     def url(self) -> str:
         """The base URL, as `PRWEEKLY_LLM_URL` takes it."""
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/v1"
-
-    @property
-    def requests_served(self) -> int:
-        return len(self.requests)
-
-    def start(self) -> LlmEmulator:
-        thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-
-    def __enter__(self) -> LlmEmulator:
-        return self.start()
-
-    def __exit__(self, *_exc) -> None:
-        self.stop()
-
-    def serve_forever(self) -> None:
-        self._server.serve_forever()
-
-    def record(self, entry: dict) -> None:
-        with self._lock:
-            self.requests.append(entry)
+        return f"{self.address}/v1"
 
     def answer(self, request: Any, fault: LlmFault | None) -> tuple[int, dict]:
         """The status and body a server would send for this request."""
