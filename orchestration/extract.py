@@ -21,7 +21,7 @@ from orchestration.partitions import scopes_of, weekly_partitions
 from orchestration.records import SourceDataError
 from orchestration.resources import PrweeklyResource
 from orchestration.run_scope import RunScope
-from orchestration.sources import PullRequestSource, open_source
+from orchestration.sources import PullRequestSource, WeekCount, open_source
 from orchestration.sources.nodes import to_row
 from orchestration.storage import Location
 from orchestration.sweep import sweep_stray_files
@@ -144,6 +144,7 @@ def _extract(
             week,
             buckets.get(week, []),
             metadata=count.metadata() if count else None,
+            observed_at=[WeekCount.OBSERVED_AT],
         )
         if isinstance(path, Path):  # an object store publishes whole objects: no temp files
             sweep_stale_temp_files(path.parent)

@@ -7,7 +7,7 @@ stored as NULL, never as an empty list, so the models can tell "unknown" from "n
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
 
@@ -16,7 +16,7 @@ import pyarrow.parquet as pq
 
 from orchestration.config import repo_slug
 from orchestration.records import SourceDataError
-from orchestration.storage import Location, join, write_bytes
+from orchestration.storage import Location, join, read_bytes, write_bytes
 
 FILE_CHANGE = pa.struct(
     [
@@ -111,12 +111,16 @@ def write_partition(
     week_start: date,
     rows: Iterable[dict],
     metadata: Mapping[str, str] | None = None,
+    observed_at: Collection[str] = (),
 ) -> Location:
     """Write one week's rows atomically: a temporary file renamed over `data.parquet`.
 
     Readers see either the previous file or the new one. An empty week still gets a file (with
     zero rows), so "extracted, nothing merged" differs from "never extracted". `metadata`
     (e.g. the source's own count of the week) goes into the file's footer, with the rows.
+    A file that already holds these rows and this metadata, but for the `observed_at` keys
+    (when the source looked), is left as it is: a week read again and found the same keeps its
+    file, its compacted copy and its report's edition.
     """
     ordered = sorted(rows, key=lambda r: r["number"])
     numbers = [r["number"] for r in ordered]
@@ -126,11 +130,35 @@ def write_partition(
     table = pa.Table.from_pylist(ordered, schema=PULL_REQUEST_SCHEMA)
     if metadata:
         table = table.replace_schema_metadata({**(table.schema.metadata or {}), **metadata})
+    target = join(partition_dir(lake_dir, repo, week_start), DATA_FILE)
+    if _holds(target, table, set(observed_at)):
+        return target
     buffer = pa.BufferOutputStream()
     pq.write_table(table, buffer, compression="zstd")
-    target = join(partition_dir(lake_dir, repo, week_start), DATA_FILE)
     write_bytes(target, buffer.getvalue().to_pybytes())
     return target
+
+
+def _holds(target: Location, table: pa.Table, observed_at: set[str]) -> bool:
+    """Whether the week file at `target` holds `table`'s rows and metadata, `observed_at` aside."""
+    old_bytes = read_bytes(target)
+    if old_bytes is None:
+        return False
+    try:
+        old = pq.read_table(pa.BufferReader(old_bytes))
+    except (pa.ArrowException, OSError):
+        return False  # damaged: write it again
+
+    def described(meta: Mapping[bytes, bytes] | None) -> dict[bytes, bytes]:
+        skip = {key.encode() for key in observed_at} | {b"ARROW:schema"}
+        return {k: v for k, v in (meta or {}).items() if k not in skip}
+
+    same_meta = described(old.schema.metadata) == described(table.schema.metadata)
+    return (
+        same_meta
+        and old.schema.remove_metadata() == table.schema.remove_metadata()
+        and (old.replace_schema_metadata(None).equals(table.replace_schema_metadata(None)))
+    )
 
 
 def lake_glob(lake_dir: Location) -> str:

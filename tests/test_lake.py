@@ -64,3 +64,22 @@ def test_duplicate_numbers_fail_without_touching_the_old_partition(tmp_path) -> 
     with pytest.raises(SourceDataError, match="duplicate PR numbers"):
         write_partition(tmp_path, "acme/rocket", week, [to_row(NODE, "acme/rocket")] * 2)
     assert path.read_bytes() == before
+
+
+def test_a_week_read_again_and_found_the_same_keeps_its_file(tmp_path) -> None:
+    """Only when GitHub was asked changed: the file, and so its report's edition, stay."""
+    week, at = date(2026, 7, 20), "prweekly.github_counted_at"
+    rows = [to_row({**NODE, "number": n}, "acme/rocket") for n in (1, 2)]
+
+    def write(rows, count: str, when: str):
+        meta = {"prweekly.github_issue_count": count, at: when}
+        return write_partition(tmp_path, "acme/rocket", week, rows, meta, observed_at=[at])
+
+    path = write(rows, "2", "2026-07-27T06:00:00Z")
+    first = path.read_bytes()
+    assert write(rows, "2", "2026-08-03T06:00:00Z").read_bytes() == first  # counted again
+    later = write(rows, "3", "2026-08-03T06:00:00Z")  # GitHub counts one more: a new file
+    assert pq.read_schema(later).metadata[at.encode()] == b"2026-08-03T06:00:00Z"
+    write([{**rows[0], "title": "edited"}, rows[1]], "3", "2026-08-10T06:00:00Z")  # a PR edited
+    assert pq.read_table(path).column("title").to_pylist()[0] == "edited"
+    assert pq.read_schema(path).metadata[at.encode()] == b"2026-08-10T06:00:00Z"

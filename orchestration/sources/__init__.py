@@ -22,13 +22,13 @@ class WeekCount:
     merged: int
     counted_at: datetime
 
+    OBSERVED_AT = "prweekly.github_counted_at"  # when it counted: no reason alone to rewrite
+
     def metadata(self) -> dict[str, str]:
         """As stored in the week's Parquet file (key-value metadata, written with the rows)."""
         return {
             "prweekly.github_issue_count": str(self.merged),
-            "prweekly.github_counted_at": self.counted_at.astimezone(UTC).strftime(
-                "%Y-%m-%dT%H:%M:%SZ"
-            ),
+            self.OBSERVED_AT: self.counted_at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         }
 
 
