@@ -243,7 +243,9 @@ def test_a_scheduled_run_finds_a_pr_that_search_indexed_late(
         )
         assert result.success
     assert 118 in prs_of(home, "2026-07-13")
-    assert "#118" in report(home, "2026-07-13", "md")
+    w29 = report(home, "2026-07-13", "md")
+    box = w29.split("> **Corrected since the edition of ", 1)[1].split("\n\n", 1)[0]
+    assert "#118" in box, box  # the corrected edition names the PR found late
     first, corrected, new = (m["text"] for m in slack.messages)
     assert "2026-W29" in first and "2026-W30" in new
     assert corrected.startswith("*Corrected edition:* *acme/rocket weekly report 2026-W29*")
