@@ -170,6 +170,14 @@ def test_a_wrong_key_stops_the_narrative_only(built: dict, monkeypatch) -> None:
     with duckdb.connect(str(built["home"] / "warehouse.duckdb"), read_only=True) as conn:
         notes = ReportPublisher(load_settings()).notes(conn, REPO, week)  # stamp and links
         today = render_week(load_week(conn, REPO, week), notes)  # as without a model
+    from orchestration.instance import get_instance
+
+    check = dg.AssetCheckKey(dg.AssetKey("pr_narratives"), "model_answered")
+    (last,) = get_instance(load_settings()).event_log_storage.get_asset_check_execution_history(
+        check, limit=1
+    )
+    evaluation = last.event.dagster_event.event_specific_data
+    assert not evaluation.passed and "PRWEEKLY_LLM_API_KEY" in evaluation.description
     assert built["third"][f"{MONDAY}.zh.md"] == today[f"{MONDAY}.zh.md"].encode("utf-8")
     assert built["third"][f"{MONDAY}.en.html"] == today[f"{MONDAY}.en.html"].encode("utf-8")
 

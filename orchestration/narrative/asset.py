@@ -2,8 +2,9 @@
 
 It runs after the marts and before they are published, writing the build's working copy like
 the models do, so readers get the narrative together with the facts it was checked against.
-Without `PRWEEKLY_LLM_URL` it does nothing. A wrong URL or key stops the narrative only: the
-step says what to fix and the reports are written without it.
+Without `PRWEEKLY_LLM_URL` it does nothing. A wrong URL or key stops the narrative only: its
+check `model_answered` fails saying what to fix, and the reports are written without it (a
+failed step would stop the reports too).
 """
 
 import dataclasses
@@ -39,6 +40,14 @@ NARRATIVE_DEPENDENCIES = [
     description="Optional: a language model's summaries of the key PRs and of the week, in "
     "Chinese and English, each checked against the marts before it is kept, cached in "
     f"{TABLE} by the hash of its input (PRWEEKLY_LLM_URL; nothing without it).",
+    check_specs=[
+        dg.AssetCheckSpec(
+            "model_answered",
+            asset="pr_narratives",
+            description="The language model at PRWEEKLY_LLM_URL answered: a wrong URL or key "
+            "fails this check, and the reports are written without the model's text.",
+        )
+    ],
 )
 def pr_narratives(
     context: dg.AssetExecutionContext, prweekly: PrweeklyResource
@@ -46,7 +55,9 @@ def pr_narratives(
     llm = load_llm_settings()
     if llm is None:
         context.log.info("no language model set (PRWEEKLY_LLM_URL): nothing to ask")
-        return dg.MaterializeResult(metadata={"model": "none"})
+        return dg.MaterializeResult(
+            metadata={"model": "none"}, check_results=[_answered(None, "no model set")]
+        )
     settings = prweekly.settings()
     llm = dataclasses.replace(llm, max_wait_seconds=settings.max_wait_seconds)
     session = session_for(settings, context.run_id, context.instance, context.log.info)
@@ -111,4 +122,13 @@ def pr_narratives(
         f"narrative: {weeks} week(s), {tally.asked} part(s) asked, {tally.cached} from the "
         f"cache, {tally.fallbacks} fell back, {tokens:,} tokens"
     )
-    return dg.MaterializeResult(metadata=metadata)
+    return dg.MaterializeResult(metadata=metadata, check_results=[_answered(error, llm.model)])
+
+
+def _answered(error: str | None, model: str) -> dg.AssetCheckResult:
+    return dg.AssetCheckResult(
+        check_name="model_answered",
+        passed=error is None,
+        severity=dg.AssetCheckSeverity.ERROR,
+        description=error or f"{model}: answered",
+    )
