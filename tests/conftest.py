@@ -30,7 +30,11 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("PRWEEKLY_HOME", str(home))
     monkeypatch.delenv("PRWEEKLY_SOURCE", raising=False)
     monkeypatch.delenv("GITHUB_TOKEN", raising=False)
-    monkeypatch.delenv("DAGSTER_HOME", raising=False)
+    # a build points DAGSTER_HOME at its home itself: set here first, so that the test's end
+    # takes it back and no later test in this worker finds this test's instance (its storage
+    # may be a Postgres server that is gone by then)
+    monkeypatch.setenv("DAGSTER_HOME", str(home / "dagster"))
+    monkeypatch.delenv("DAGSTER_HOME")
     return home
 
 

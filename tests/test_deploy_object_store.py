@@ -3,6 +3,7 @@ extract, compaction, models and reports end to end, byte for byte as on local di
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -73,8 +74,10 @@ def test_a_build_on_the_object_store_writes_the_same_reports_as_on_disk(
     local = {p.relative_to(on_disk).as_posix(): p.read_bytes() for p in on_disk.rglob("*.*")}
     stored = objects(f"{on_store}/reports")
     assert sorted(stored) == sorted(local)
-    assert len([name for name in stored if name.endswith(".html")]) == 8  # 4 weeks, zh and en
-    assert [name for name in sorted(stored) if stored[name] != local[name]] == []
+    # 4 weeks in zh and en, the site's home and the repository's page
+    assert len([name for name in stored if name.endswith(".html")]) == 10
+    differ = [n for n in sorted(stored) if feed_times(stored[n]) != feed_times(local[n])]
+    assert differ == []
 
     # The warehouse's views read the lake on the store too, through any prweekly connection.
     from orchestration.warehouse import connect
@@ -119,3 +122,8 @@ def test_a_copy_on_the_store_is_checked_by_etag_not_by_time_stamp(built: tuple[s
         client.put_object(Bucket=bucket, Key=key, Body=body)
     assert plan.compacted == [] and len(plan.weekly) == len(weeks)
     assert f"week {min(weeks)} changed since the copy was made (its ETag differs)" in said[0]
+
+
+def feed_times(content: bytes) -> bytes:
+    """Content but for a feed's render times, the one thing two builds may write differently."""
+    return re.sub(rb"<updated>[^<]*</updated>", b"", content)

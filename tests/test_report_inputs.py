@@ -20,22 +20,34 @@ def _weeks(home: Path) -> list:
     return [w for (w,) in query(home, sql, [REPO])]
 
 
-def test_a_report_reads_nothing_but_the_marts(sample_home: Path, tmp_path: Path) -> None:
-    """Without staging, seeds and intermediate models, every week renders as the build wrote it."""
+def test_a_report_reads_nothing_but_the_marts(
+    sample_home: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """Without staging, seeds and intermediate models, every week renders as the build wrote it.
+
+    The notes about the report itself are not facts of the week: its editions (the `publish`
+    schema), GitHub's count kept with the week's file, and the weeks beside it on the site."""
+    from orchestration.config import load_settings
+    from orchestration.report.publisher import ReportPublisher
+
     marts_only = tmp_path / "warehouse.duckdb"
     shutil.copy(sample_home / "warehouse.duckdb", marts_only)
     with duckdb.connect(str(marts_only)) as conn:
         for (schema,) in conn.execute(
             "select distinct schema_name from information_schema.schemata "
-            "where catalog_name = current_database() and schema_name not in ('marts', 'main')"
+            "where catalog_name = current_database() "
+            "and schema_name not in ('marts', 'main', 'publish')"
         ).fetchall():
             conn.execute(f'drop schema "{schema}" cascade')
     folder = sample_home / "reports" / "acme__rocket"
     weeks = _weeks(sample_home)
     assert len(weeks) == 4
+    monkeypatch.setenv("PRWEEKLY_HOME", str(sample_home))
+    publisher = ReportPublisher(load_settings())
     with duckdb.connect(str(marts_only), read_only=True) as conn:
         for week in weeks:
-            for name, text in render_week(load_week(conn, REPO, week)).items():
+            notes = publisher.notes(conn, REPO, week)
+            for name, text in render_week(load_week(conn, REPO, week), notes).items():
                 assert (folder / name).read_text(encoding="utf-8") == text, name
 
 
