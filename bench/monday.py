@@ -71,8 +71,10 @@ def run(repos: int, weeks: int, history: int, prs: int, sample: int, log=print) 
     shutil.copy(base, per_repo)
     with connect(one_pass) as conn:
         began = time.perf_counter()
+        slowest: dict[str, float] = {}
         for scope in together(scopes):
-            build(conn, project, scope, select=select, sources=sources)
+            built = build(conn, project, scope, select=select, sources=sources)
+            slowest.update(built.seconds)
         one_seconds = time.perf_counter() - began
         together_rows = _rows(conn, names[:sample])
     with connect(per_repo) as conn:
@@ -93,6 +95,9 @@ def run(repos: int, weeks: int, history: int, prs: int, sample: int, log=print) 
         "per_repository_seconds_sampled": round(sample_seconds, 1),
         "sample": sample,
         "per_repository_seconds_scaled": round(sample_seconds * repos / sample, 1),
+        "one_pass_slowest_models": dict(
+            sorted(((k, round(v, 1)) for k, v in slowest.items()), key=lambda kv: -kv[1])[:5]
+        ),
     }
 
 
