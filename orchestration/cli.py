@@ -69,6 +69,29 @@ def build(repo: str, first: date, last: date, source: str | None) -> list[Path]:
     return _report_paths(repo, weeks)
 
 
+def build_all(first: date, last: date, source: str | None) -> list[Path]:
+    """Materialise weeks `first..last` of every repository in repositories.yml in one Dagster
+    run, each from its own recorded source."""
+    from orchestration import dagster_run
+    from orchestration.repositories import load_repositories
+
+    if source:
+        raise UsageError("--all builds each repository from its own source: drop --source")
+    for week in (first, last):
+        check_week_ended(week)
+    settings = load_settings()
+    repos = sorted(r.repo for r in load_repositories(settings.home))
+    if not repos:
+        raise UsageError(f"no repository in {settings.home}/repositories.yml: add one first")
+    weeks = weeks_between(first, last)
+    label = iso_label(first) if first == last else f"{iso_label(first)}..{iso_label(last)}"
+    print(f"prweekly: building {len(repos)} repositories {label} in one run", flush=True)
+    print(f"  home: {settings.home}", flush=True)
+    dagster_run.merge_spellings_of_home(settings, lambda line: print(f"  {line}", flush=True))
+    dagster_run.run_all_job(settings, repos, first, last)
+    return [path for repo in repos for path in _report_paths(repo, weeks)]
+
+
 def register_built(settings: Settings, name: str, source: str | None) -> None:
     """Register `name` (as typed: the file keeps the first spelling), with the `source` it was
     built from, once its extract worked; not if `prweekly repo remove` took its partition (the
@@ -135,7 +158,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "build":
             first = parse_week(args.week)
             last = parse_week(args.to) if args.to else first
-            paths = build(args.repo, first, last, args.source)
+            if args.all:
+                paths = build_all(first, last, args.source)
+            else:
+                paths = build(args.repo, first, last, args.source)
             _print_reports(paths)
             _print_site()
         elif args.command == "sql":

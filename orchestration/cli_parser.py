@@ -18,6 +18,7 @@ examples:
   prweekly build --repo verl-project/verl --week 2026-W30
   prweekly build --repo verl-project/verl --week 2026-01-05 --to 2026-07-20
   prweekly build --repo acme/rocket --week 2026-W30 --source file:prs.jsonl.gz
+  prweekly build --all --week 2026-W30
   prweekly repo add verl-project/verl --core-path verl/trainer/
   prweekly compact                                 one file per repository for full builds
   prweekly sql "select week_start, merged_prs, theme from marts.fct_weekly_summary"
@@ -122,7 +123,13 @@ def parser() -> argparse.ArgumentParser:
         epilog=BUILD_EPILOG,
         formatter_class=HelpFormatter,
     )
-    build.add_argument("--repo", required=True, help="repository as OWNER/NAME")
+    which = build.add_mutually_exclusive_group(required=True)
+    which.add_argument("--repo", help="repository as OWNER/NAME")
+    which.add_argument(
+        "--all",
+        action="store_true",
+        help="every repository in repositories.yml, in one run: each model runs once for all",
+    )
     build.add_argument(
         "--week",
         required=True,

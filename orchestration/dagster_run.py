@@ -95,6 +95,55 @@ def run_weekly_job(
     """
     new = not get_instance(settings).has_dynamic_partition(repo_partitions.name, repo)
     instance = register_repo(settings, repo)
+    try:
+        return _execute(settings, instance, (repo, repo), first, last, source)
+    except BuildFailed as failed:
+        if new and not failed.extracted:
+            forget_repo(settings, repo)
+        raise
+
+
+def blocks_of(ordered: list[str], wanted: set[str]) -> list[tuple[str, str]]:
+    """The runs of consecutive `wanted` repositories in the partitions' own order, as (first,
+    last): a Dagster run covers a rectangle of partitions, so a repository that is a
+    partition but not wanted (not in repositories.yml) must fall outside every run."""
+    blocks: list[list[str]] = []
+    previous = False
+    for repo in ordered:
+        if repo in wanted:
+            if previous:
+                blocks[-1].append(repo)
+            else:
+                blocks.append([repo])
+        previous = repo in wanted
+    return [(block[0], block[-1]) for block in blocks]
+
+
+def run_all_job(
+    settings: Settings, repos: list[str], first: date, last: date
+) -> list[dg.ExecuteInProcessResult]:
+    """Every asset of `repos`' weeks in one Dagster run (one per block of consecutive
+    partitions, see blocks_of): each model runs once for all the repositories."""
+    instance = get_instance(settings)
+    missing = [r for r in repos if not instance.has_dynamic_partition(repo_partitions.name, r)]
+    if missing:
+        instance.add_dynamic_partitions(repo_partitions.name, missing)
+    ordered = list(instance.get_dynamic_partitions(repo_partitions.name))
+    return [
+        _execute(settings, instance, block, first, last, None)
+        for block in blocks_of(ordered, set(repos))
+    ]
+
+
+def _execute(
+    settings: Settings,
+    instance: dg.DagsterInstance,
+    repos: tuple[str, str],
+    first: date,
+    last: date,
+    source: str | None,
+) -> dg.ExecuteInProcessResult:
+    """The weekly job over the partitions `repos[0]..repos[1]` × `first..last`."""
     fail_orphaned_runs(instance)
 
     from orchestration.definitions import defs
@@ -102,8 +151,8 @@ def run_weekly_job(
 
     job = defs.resolve_job_def("weekly_report_job").with_logger_defs({"progress": progress_logger})
     tags = {
-        "dagster/asset_partition_range_start": str(partition_key(repo, first)),
-        "dagster/asset_partition_range_end": str(partition_key(repo, last)),
+        "dagster/asset_partition_range_start": str(partition_key(repos[0], first)),
+        "dagster/asset_partition_range_end": str(partition_key(repos[1], last)),
         **({"prweekly/source": source.split(":", 1)[0]} if source else {}),
         PID_TAG: str(os.getpid()),
         HOST_TAG: socket.gethostname(),
@@ -126,8 +175,6 @@ def run_weekly_job(
             event.event_type_value == "STEP_SUCCESS" and event.step_key == EXTRACT_STEP
             for event in result.all_events
         )
-        if new and not extracted:
-            forget_repo(settings, repo)
         raise BuildFailed(
             _first_failure(result) + f" (run {result.run_id} in the Dagster UI)", extracted
         )

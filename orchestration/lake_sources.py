@@ -32,9 +32,10 @@ def lake_sources(lake_dir: Location, home: Path) -> SourceHooks:
     }
 
 
-def _only_repo(scope: Scope | None) -> str | None:
+def _repos(scope: Scope | None) -> list[str | None]:
+    """The repositories whose files a read lists one by one (None: every repository's)."""
     repos = scope.values.get("repo", ()) if scope else ()
-    return repos[0] if len(repos) == 1 else None
+    return list(repos) or [None]
 
 
 class _LakeResolver:
@@ -46,7 +47,10 @@ class _LakeResolver:
     def __call__(self, request: SourceRequest) -> str:
         spec = request.spec
         folder = FOLDERS[spec["lake"]]
-        repo = _only_repo(request.scope)
+        repos = _repos(request.scope)
+        if len(repos) > 1:  # several repositories in one run: each one's own files
+            return self._several(request, repos)
+        (repo,) = repos
         self._check_extracted(spec, request.scope, repo)
         if not any(key == "week" for key, _ in folder.keys):  # one file per repository
             listed = self.reader.repository_files(folder.parts, repo)
@@ -68,6 +72,27 @@ class _LakeResolver:
             where = f" for {repo}" if repo else ""
             raise LakeError(f"the lake at {self.lake_dir} holds no week files{where} yet")
         return _lake_read(plan, folder.hive_options(), request)
+
+    def _several(self, request: SourceRequest, repos: list[str | None]) -> str:
+        """An incremental read of several repositories: their files, listed each on its own
+        (the rest of the lake is never listed); a repository without any reads no rows."""
+        spec, folder = request.spec, FOLDERS[request.spec["lake"]]
+        for repo in repos:
+            self._check_extracted(spec, request.scope, repo)
+        if not any(key == "week" for key, _ in folder.keys):
+            listed = [f for r in repos for f in self.reader.repository_files(folder.parts, r)]
+            if not listed and spec.get("optional"):
+                return _no_rows(spec["optional"])
+            if not listed:
+                raise LakeError(f"the lake at {self.lake_dir} holds no history for {repos} yet")
+            read = request.bind_texts(f"lake_{request.table}_files", listed)
+            return f"read_parquet({read}, {folder.hive_options()})"
+        weekly = [f for r in repos for f in self.reader.week_files(r)]
+        if spec.get("format") == "file_list":
+            return f"(select unnest({request.bind_texts('lake_partition_files', weekly)}) as file)"
+        if not weekly:
+            raise LakeError(f"the lake at {self.lake_dir} holds no week files for {repos} yet")
+        return _lake_read(ReadPlan([], weekly), folder.hive_options(), request)
 
     def _check_extracted(self, spec: dict, scope: Scope | None, repo: str | None) -> None:
         """Fail when a week the warehouse knows of has no file (a read would drop it)."""

@@ -26,3 +26,20 @@ class RunScope:
         (repo,) = scope.values["repo"]
         first, last = scope.ranges["week_start"]
         return cls(repo, first, last)
+
+    @classmethod
+    def each_of(cls, scope: Scope) -> list[RunScope]:
+        """A scope of one or more repositories (sharing its weeks), one RunScope each."""
+        first, last = scope.ranges["week_start"]
+        return [cls(repo, first, last) for repo in scope.values["repo"]]
+
+
+def together(scopes: list[RunScope]) -> list[Scope]:
+    """The repositories of `scopes` that share a week range, as one scope each: a model then
+    runs once for all of them instead of once per repository."""
+    by_weeks: dict[tuple[date, date], list[str]] = {}
+    for scope in scopes:
+        by_weeks.setdefault((scope.start_week, scope.end_week), []).append(scope.repo)
+    return [
+        Scope({"repo": tuple(repos)}, {"week_start": weeks}) for weeks, repos in by_weeks.items()
+    ]

@@ -189,3 +189,52 @@ def test_a_relationships_target_is_built_before_the_model_it_tests(tmp_path: Pat
 def shout(text: str | None) -> str | None:
     """A Python function the first test's project declares."""
     return None if text is None else text.upper() + "!"
+
+
+MANY = {
+    "project.yml": PARTITIONS,
+    "staging/events.sql": "{{ config(materialized='table') }}\n"
+    "select * from (values ('a/x', 1), ('b/y', 2), ('c/z', 3)) t(repo, n)",
+    "marts/counted.sql": "{{ config(materialized='incremental') }}\n"
+    "select e.repo, n * (select count(*) from {{ ref('events') }}) as n\n"
+    "from {{ ref('events') }} e\n"
+    "{% if is_incremental() %}where {{ scoped('repo', 'e.repo') }}{% endif %}",
+    "marts/one_repo.sql": "{{ config(materialized='incremental') }}\n"
+    "select repo from {{ ref('events') }}\n"
+    "{% if is_incremental() %}where repo = {{ var('repo') }}{% endif %}",
+}
+
+
+def test_a_scope_of_several_repositories_replaces_each_of_them_once(tmp_path: Path) -> None:
+    from orchestration.models.render import render
+    from orchestration.models.scope import Scope
+
+    project = load_project(write_project(tmp_path / "sql", MANY))
+    conn = duckdb.connect()
+    materialize(conn, project, project.models["events"], scope=None)
+    counted = project.models["counted"]
+    assert materialize(conn, project, counted, scope=None) == "full"
+    conn.execute("update marts.counted set n = -n")  # stale rows: a run must replace its own
+    both = Scope({"repo": ("a/x", "c/z")})
+    assert materialize(conn, project, counted, scope=both) == "incremental"
+    rows = conn.execute("select repo, n from marts.counted order by repo").fetchall()
+    assert rows == [("a/x", 3), ("b/y", -6), ("c/z", 9)]
+    # one repository renders the filter a model would write by hand, so its SQL is unchanged
+    one = Scope({"repo": ("b/y",)})
+    sql, params = render(project, counted, scope=one, variables={"repo": "b/y"})
+    assert "where e.repo = $repo" in sql and params == {"repo": "b/y"}
+    assert materialize(conn, project, counted, scope=one) == "incremental"
+    assert conn.execute("select n from marts.counted where repo = 'b/y'").fetchall() == [(6,)]
+
+
+def test_a_model_reading_var_repo_refuses_several_and_names_scoped(tmp_path: Path) -> None:
+    from orchestration.models.scope import Scope
+
+    project = load_project(write_project(tmp_path / "sql", MANY))
+    conn = duckdb.connect()
+    materialize(conn, project, project.models["events"], scope=None)
+    one_repo = project.models["one_repo"]
+    materialize(conn, project, one_repo, scope=None)
+    with pytest.raises(ProjectError, match=r"var\('repo'\) holds one repo, the scope names 2.*"
+                       r"scoped\('repo'\)"):  # fmt: skip
+        materialize(conn, project, one_repo, scope=Scope({"repo": ("a/x", "b/y")}))

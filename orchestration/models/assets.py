@@ -14,7 +14,7 @@ from orchestration.models.run import written_scope
 from orchestration.models.scope import Scope
 from orchestration.partitions import scopes_of, weekly_partitions
 from orchestration.resources import PrweeklyResource
-from orchestration.run_scope import RunScope
+from orchestration.run_scope import RunScope, together
 
 WAREHOUSE_POOL = "duckdb_warehouse"
 
@@ -91,21 +91,23 @@ def build_model_asset(project: Project, model: Model) -> dg.AssetsDefinition:
         run_scopes = scopes_of(context)
         # the run's weeks, the history before them and the later weeks that compare with them:
         # all of them are noted, so the later weeks this refreshes are published too
+        # repositories whose weeks reach as far run together: one pass of the model for all
         scopes = (
-            [rebuild_scope(s, settings.lake_dir, history_weeks()) for s in run_scopes]
+            together([rebuild_scope(s, settings.lake_dir, history_weeks()) for s in run_scopes])
             if incremental and not session.rebuild_all
             else [None]
         )
 
         def before_write(relation: str, kind: str, written: Scope | None) -> None:
-            session.note(relation, kind, RunScope.of(written) if written else None)
+            for one in RunScope.each_of(written) if written else [None]:
+                session.note(relation, kind, one)
 
         modes = []
         for scope in scopes:
             built = build(
                 conn,
                 project,
-                scope.partitions() if scope else None,
+                scope,
                 select=[model.name],
                 sources=lake_sources(settings.lake_dir, settings.home),
                 before_write=before_write,
@@ -118,7 +120,7 @@ def build_model_asset(project: Project, model: Model) -> dg.AssetsDefinition:
         checked = (
             None
             if modes != ["incremental"] * len(modes)
-            else [written_scope(project, model, s.partitions()) for s in scopes]
+            else [written_scope(project, model, s) for s in scopes]
         )
         outcomes = run_checks(conn, project, model, checked)
         session.note(FAILURES, WHOLE)

@@ -152,6 +152,7 @@ def _parse_model(path: Path, root: Path, project_vars: dict, macros: tuple[str, 
         "source": recorder.source,
         "config": recorder.set_config,
         "var": var,
+        "scoped": lambda column, expr=None: "true",
         "is_incremental": lambda: False,
     }
     try:

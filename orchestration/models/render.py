@@ -44,8 +44,29 @@ def render(
         elif default is not _MISSING:
             used[name] = default
         else:
+            key = next((k for k in project.partitions.values() if k.var == name), None)
+            if key is not None and scope is not None and scope.several(key.column):
+                raise ProjectError(
+                    f"{model.path}: model {model.name}: var({name!r}) holds one {key.column}, "
+                    f"the scope names {scope.several(key.column)}; filter with "
+                    f"scoped({key.column!r}) instead"
+                )
             raise ProjectError(f"{model.path}: model {model.name} needs var {name!r}, not set")
         return f"${name}"
+
+    def scoped(column: str, expr: str | None = None) -> str:
+        """`expr` (the column itself by default) kept to the run's values of the partition
+        key `column`: `= var(...)` for one value, as a model would write it, or a list."""
+        key = project.partitions.get(column)
+        if key is None or not key.var:
+            raise ProjectError(
+                f"{model.path}: model {model.name}: scoped({column!r}) names no partition key "
+                "with a var in project.yml"
+            )
+        if scope is not None and scope.several(column):
+            lists[f"scope_{column}"] = list(scope.values[column])
+            return f"{expr or column} in (select unnest($scope_{column}::{key.type}[]))"
+        return f"{expr or column} = {var(key.var)}"
 
     def bind_texts(name: str, texts: list[str]) -> str:
         if inline:
@@ -69,6 +90,7 @@ def render(
         "source": source,
         "config": lambda **_: "",
         "var": var,
+        "scoped": scoped,
         "is_incremental": lambda: scope is not None,
     }
     sql = render_template(model.template, project.macros, context)

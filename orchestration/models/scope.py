@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
-from orchestration.models.project import PartitionKey, ProjectError
+from orchestration.models.project import PartitionKey
 
 
 @dataclass(frozen=True)
@@ -44,19 +44,20 @@ class Scope:
         return (" and ".join(terms), params) if terms else None
 
     def variables(self, partitions: dict[str, PartitionKey]) -> dict[str, Any]:
-        """The run's values as the project's variables name them (`var('repo')`, ...)."""
+        """The run's values as the project's variables name them (`var('repo')`, ...); a key
+        with several values has no variable (a model filters on it with `scoped()`)."""
         found: dict[str, Any] = {}
         for key in partitions.values():
-            if key.var and key.column in self.values:
-                values = self.values[key.column]
-                if len(values) != 1:
-                    raise ProjectError(
-                        f"var({key.var!r}) holds one {key.column}, the scope names {len(values)}"
-                    )
-                found[key.var] = values[0]
+            if key.var and len(self.values.get(key.column, ())) == 1:
+                found[key.var] = self.values[key.column][0]
             if key.first and key.column in self.ranges:
                 found[key.first], found[key.last] = self.ranges[key.column]
         return found
+
+    def several(self, column: str) -> int:
+        """How many values the scope names for `column` when it names more than one, else 0."""
+        count = len(self.values.get(column, ()))
+        return count if count > 1 else 0
 
     def extended(self, partitions: dict[str, PartitionKey], steps: int) -> Scope:
         """The scope with each ranged key reaching `steps` steps further back."""

@@ -20,7 +20,7 @@ files as (
       -- program source, not configuration or data files that list options
       and regexp_matches(path, '\.(py|pyx|go|rs|ts|tsx|js|jsx|java|kt|scala|c|cc|cpp|h|hpp|cu|cuh|rb|swift|cs|php|lua|jl)$')
     {% if is_incremental() %}
-      and repo = {{ var('repo') }}
+      and {{ scoped('repo') }}
       and week_start between {{ var('start_week') }}
           - to_weeks((select hotspot_weeks - 1 from settings)) and {{ var('end_week') }}
     {% endif %}
@@ -29,7 +29,7 @@ files as (
 weeks as (
     select * from {{ ref('stg_weekly_partitions') }}
     {% if is_incremental() %}
-    where repo = {{ var('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
+    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
     {% endif %}
 ),
 

@@ -17,7 +17,7 @@ with prs as (
     select repo, week_start, number, title, left(body, 20000) as body
     from {{ ref('stg_pull_requests') }}
     {% if is_incremental() %}
-    where repo = {{ var('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
+    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
     {% endif %}
 ),
 

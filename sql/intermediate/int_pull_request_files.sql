@@ -20,7 +20,7 @@
 with files as not materialized (
     select * from {{ ref('stg_pull_request_files') }}
     {% if is_incremental() %}
-    where repo = {{ var('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
+    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
     {% endif %}
 ),
 
@@ -46,7 +46,7 @@ history as (
     from {{ ref('stg_pull_request_files') }}
     where not regexp_matches(path, '(^|/)(tests?|testing|docs?|examples?|\.github)/|\.(md|rst|txt|ipynb)$')
     {% if is_incremental() %}
-      and repo = {{ var('repo') }}
+      and {{ scoped('repo') }}
     {% endif %}
     group by repo, path
 ),

@@ -14,21 +14,21 @@
 with prs as not materialized (
     select * from {{ ref('stg_pull_requests') }}
     {% if is_incremental() %}
-    where repo = {{ var('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
+    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
     {% endif %}
 ),
 
 classified as (
     select * from {{ ref('int_pull_requests_classified') }}
     {% if is_incremental() %}
-    where repo = {{ var('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
+    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
     {% endif %}
 ),
 
 links as (
     select * from {{ ref('int_pull_request_links') }}
     {% if is_incremental() %}
-    where repo = {{ var('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
+    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
     {% endif %}
 ),
 
@@ -36,21 +36,21 @@ links as (
 files as not materialized (
     select * from {{ ref('int_pull_request_files') }}
     {% if is_incremental() %}
-    where repo = {{ var('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
+    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
     {% endif %}
 ),
 
 descriptions as (
     select * from {{ ref('int_pull_request_descriptions') }}
     {% if is_incremental() %}
-    where repo = {{ var('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
+    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
     {% endif %}
 ),
 
 hotspots as (
     select * from {{ ref('int_hotspots') }}
     {% if is_incremental() %}
-    where repo = {{ var('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
+    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
     {% endif %}
 ),
 
@@ -71,7 +71,7 @@ hotspots_known as (
     from {{ ref('int_weekly_history') }} h
     cross join settings s
     {% if is_incremental() %}
-    where h.repo = {{ var('repo') }}
+    where {{ scoped('repo', 'h.repo') }}
       and h.week_start between {{ var('start_week') }} and {{ var('end_week') }}
     {% endif %}
 ),

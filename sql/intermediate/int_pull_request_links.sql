@@ -19,7 +19,7 @@ candidates as (
         is_revert, revert_number_hint, revert_commit, revert_quoted_title, referenced_numbers
     from {{ ref('int_pull_requests_classified') }}
     {% if is_incremental() %}
-    where repo = {{ var('repo') }}
+    where {{ scoped('repo') }}
       and week_start >= {{ var('start_week') }} - to_weeks({{ var('lookback_weeks') }})
     {% endif %}
 ),
@@ -29,7 +29,7 @@ commits as (
     from {{ ref('stg_pull_requests') }} s
     where s.merge_commit is not null
     {% if is_incremental() %}
-      and s.repo = {{ var('repo') }}
+      and {{ scoped('repo', 's.repo') }}
       and s.week_start >= {{ var('start_week') }} - to_weeks({{ var('lookback_weeks') }})
     {% endif %}
 ),

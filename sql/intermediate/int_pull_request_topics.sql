@@ -17,7 +17,7 @@
 with prs as (
     select repo, week_start, number, title, body from {{ ref('stg_pull_requests') }}
     {% if is_incremental() %}
-    where repo = {{ var('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
+    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
     {% endif %}
 ),
 
@@ -25,7 +25,7 @@ classified as (
     select repo, number, title, change_type, change_type_signal, areas, files_known
     from {{ ref('int_pull_requests_classified') }}
     {% if is_incremental() %}
-    where repo = {{ var('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
+    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
     {% endif %}
 ),
 
@@ -34,7 +34,7 @@ changed as not materialized (
     select repo, number, path, is_doc, is_ci, is_dependency
     from {{ ref('int_pull_request_files') }}
     {% if is_incremental() %}
-    where repo = {{ var('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
+    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
     {% endif %}
 ),
 

@@ -12,7 +12,7 @@
 with weeks as (
     select repo, week_start from {{ ref('stg_weekly_partitions') }}
     {% if is_incremental() %}
-    where repo = {{ var('repo') }} and week_start <= {{ var('end_week') }}
+    where {{ scoped('repo') }} and week_start <= {{ var('end_week') }}
     {% endif %}
 ),
 

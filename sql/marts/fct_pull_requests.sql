@@ -6,21 +6,21 @@
 with prs as (
     select * from {{ ref('stg_pull_requests') }}
     {% if is_incremental() %}
-    where repo = {{ var('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
+    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
     {% endif %}
 ),
 
 classified as (
     select * from {{ ref('int_pull_requests_classified') }}
     {% if is_incremental() %}
-    where repo = {{ var('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
+    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
     {% endif %}
 ),
 
 flags as (
     select * from {{ ref('int_pull_request_flags') }}
     {% if is_incremental() %}
-    where repo = {{ var('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
+    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
     {% endif %}
 ),
 
@@ -28,14 +28,14 @@ flags as (
 flag_columns as (
     select * from {{ ref('int_pull_request_flag_columns') }}
     {% if is_incremental() %}
-    where repo = {{ var('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
+    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
     {% endif %}
 ),
 
 descriptions as (
     select * from {{ ref('int_pull_request_descriptions') }}
     {% if is_incremental() %}
-    where repo = {{ var('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
+    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
     {% endif %}
 ),
 
@@ -52,7 +52,7 @@ pr_topics as (
     select repo, number, list(topic order by topic_position, topic) as topics
     from {{ ref('int_pull_request_topics') }}
     {% if is_incremental() %}
-    where repo = {{ var('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
+    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
     {% endif %}
     group by repo, number
 ),

@@ -22,7 +22,7 @@ with settings as (
 weeks as (
     select * from {{ ref('stg_weekly_partitions') }}
     {% if is_incremental() %}
-    where repo = {{ var('repo') }}
+    where {{ scoped('repo') }}
       and week_start between {{ var('start_week') }} - to_weeks((select trailing_weeks from settings))
           and {{ var('end_week') }}
     {% endif %}
@@ -32,7 +32,7 @@ area_prs as (
     select repo, week_start, unnest(areas) as area, importance
     from {{ ref('fct_pull_requests') }}
     {% if is_incremental() %}
-    where repo = {{ var('repo') }}
+    where {{ scoped('repo') }}
       and week_start between {{ var('start_week') }} - to_weeks((select trailing_weeks from settings))
           and {{ var('end_week') }}
     {% endif %}
@@ -85,7 +85,7 @@ history as (
     from {{ ref('int_weekly_history') }} h
     cross join settings s
     {% if is_incremental() %}
-    where h.repo = {{ var('repo') }}
+    where {{ scoped('repo', 'h.repo') }}
       and h.week_start between {{ var('start_week') }} and {{ var('end_week') }}
     {% endif %}
 ),

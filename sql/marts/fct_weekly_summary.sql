@@ -27,7 +27,7 @@ with settings as (
 weeks as (
     select * from {{ ref('stg_weekly_partitions') }}
     {% if is_incremental() %}
-    where repo = {{ var('repo') }}
+    where {{ scoped('repo') }}
       and week_start between {{ var('start_week') }} - to_weeks((select trailing_weeks from settings))
           and {{ var('end_week') }}
     {% endif %}
@@ -36,7 +36,7 @@ weeks as (
 prs as (
     select * from {{ ref('fct_pull_requests') }}
     {% if is_incremental() %}
-    where repo = {{ var('repo') }}
+    where {{ scoped('repo') }}
       and week_start between {{ var('start_week') }} - to_weeks((select trailing_weeks from settings))
           and {{ var('end_week') }}
     {% endif %}
@@ -45,7 +45,7 @@ prs as (
 history as (
     select * from {{ ref('int_weekly_history') }}
     {% if is_incremental() %}
-    where repo = {{ var('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
+    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
     {% endif %}
 ),
 
@@ -54,7 +54,7 @@ first_weeks as (
     select repo, author, min(week_start) as first_week
     from {{ ref('stg_pull_requests') }}
     {% if is_incremental() %}
-    where repo = {{ var('repo') }}
+    where {{ scoped('repo') }}
     {% endif %}
     group by repo, author
 ),
@@ -88,7 +88,7 @@ topics as (
     cross join settings s
     where t.pr_count > 0
     {% if is_incremental() %}
-      and t.repo = {{ var('repo') }} and t.week_start between {{ var('start_week') }} and {{ var('end_week') }}
+      and {{ scoped('repo', 't.repo') }} and t.week_start between {{ var('start_week') }} and {{ var('end_week') }}
     {% endif %}
 ),
 

@@ -26,7 +26,7 @@ with settings as (
 weeks as (
     select * from {{ ref('stg_weekly_partitions') }}
     {% if is_incremental() %}
-    where repo = {{ var('repo') }}
+    where {{ scoped('repo') }}
       and week_start between {{ var('start_week') }} - to_weeks((select greatest(trailing_weeks, baseline_weeks) from settings))
           and {{ var('end_week') }}
     {% endif %}
@@ -36,7 +36,7 @@ prs as (
     select repo, week_start, number, importance
     from {{ ref('fct_pull_requests') }}
     {% if is_incremental() %}
-    where repo = {{ var('repo') }}
+    where {{ scoped('repo') }}
       and week_start between {{ var('start_week') }} - to_weeks((select greatest(trailing_weeks, baseline_weeks) from settings))
           and {{ var('end_week') }}
     {% endif %}
@@ -115,7 +115,7 @@ history as (
     from {{ ref('int_weekly_history') }} h
     cross join settings s
     {% if is_incremental() %}
-    where h.repo = {{ var('repo') }}
+    where {{ scoped('repo', 'h.repo') }}
       and h.week_start between {{ var('start_week') }} and {{ var('end_week') }}
     {% endif %}
 ),

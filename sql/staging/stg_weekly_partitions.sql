@@ -24,5 +24,5 @@ renamed as (
 
 select * from renamed
 {% if is_incremental() %}
-where repo = {{ var('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
+where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
 {% endif %}
