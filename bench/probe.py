@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -92,8 +93,11 @@ class Home:
         )
 
     def reports(self) -> dict[str, bytes]:
+        """The week reports (not a kill's temporary files, which the next run sweeps, nor the
+        site's pages, which list when each edition was rendered)."""
         root = self.path / "reports"
-        return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*.*"))}
+        weeks = sorted(p for p in root.rglob("*.*") if re.match(r"\d{4}-\d{2}-\d{2}\.", p.name))
+        return {str(p.relative_to(root)): p.read_bytes() for p in weeks}
 
 
 @dataclass
