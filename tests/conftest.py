@@ -23,6 +23,18 @@ SAMPLE_DATASET = ROOT / "orchestration" / "sample" / "acme__rocket.jsonl"
 VERL_RANGE = ("2024-10-28", "2026-08-17")  # every week of the shared verl dataset
 
 
+@pytest.fixture(autouse=True)
+def _no_dagster_state_storage_left_behind():
+    """Dagster keeps the last instance's definitions-state storage in a process-wide context
+    variable: after a test it would still point at that test's instance (a removed folder, a
+    stopped Postgres), and a later test in the same worker would fail opening it."""
+    from dagster._core.storage.defs_state import base
+
+    before = base._current_storage.get()
+    yield
+    base._current_storage.set(before)
+
+
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """An empty PRWEEKLY_HOME, with nothing inherited from the caller's environment."""

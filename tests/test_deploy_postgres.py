@@ -21,18 +21,6 @@ DEPLOY_INSTANCE = ROOT / "deploy" / "dagster.yaml"
 SCHEDULED = datetime(2026, 7, 27, 6, tzinfo=UTC)  # the Monday after week 2026-07-20
 
 
-@pytest.fixture(autouse=True)
-def _no_postgres_left_behind():
-    """Dagster keeps the last instance's definitions-state storage in a process-wide context
-    variable: after this test it would still point at the cluster, which is gone, and a later
-    test in this worker would fail connecting to it. Put back what was there before."""
-    from dagster._core.storage.defs_state import base
-
-    before = base._current_storage.get()
-    yield
-    base._current_storage.set(before)
-
-
 @pytest.fixture(scope="module")
 def postgres() -> Postgres:
     with postgres_cluster() as server:
