@@ -8,6 +8,7 @@ faults win over random ones. The server asks `next_fault()` once per request.
 
 from __future__ import annotations
 
+import argparse
 import random
 import threading
 from collections import Counter, deque
@@ -74,3 +75,16 @@ def parse_fault_spec(spec: str, kinds: type[Kind]) -> tuple[Kind, float]:
         raise ValueError(
             f"bad fault {spec!r}: use KIND=PROBABILITY with KIND one of {known}"
         ) from None
+
+
+def add_fault_arguments(parser: argparse.ArgumentParser, kinds: type[StrEnum]) -> None:
+    """An emulator command's `--fault KIND=P` (repeatable) and `--seed`."""
+    parser.add_argument(
+        "--fault",
+        action="append",
+        default=[],
+        metavar="KIND=P",
+        help="fail each request with KIND at probability P (0 to 1); repeatable. KIND is one "
+        f"of: {', '.join(fault.value for fault in kinds)}",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed for random faults")

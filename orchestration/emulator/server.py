@@ -29,6 +29,7 @@ from orchestration.emulator.limits import QueryLimitError, analyse
 from orchestration.emulator.posts import Posts
 from orchestration.emulator.ratelimit import RateBudget, Snapshot
 from orchestration.emulator.resolvers import Context, build, format_error, iso
+from orchestration.fault_plan import add_fault_arguments
 from orchestration.loopback import LoopbackServer
 from orchestration.sources import check_dataset_file
 
@@ -284,15 +285,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=8787, help="0 picks a free port")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--token", help="accept only this token (default: any or none)")
-    parser.add_argument(
-        "--fault",
-        action="append",
-        default=[],
-        metavar="KIND=P",
-        help="fail each request with KIND at probability P (0 to 1); repeatable. KIND is one "
-        f"of: {', '.join(fault.value for fault in Fault)}",
-    )
-    parser.add_argument("--seed", type=int, default=0, help="seed for random faults")
+    add_fault_arguments(parser, Fault)
     args = parser.parse_args(argv)
     try:
         for path in args.dataset:

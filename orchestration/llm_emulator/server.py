@@ -17,6 +17,7 @@ import uuid
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
+from orchestration.fault_plan import add_fault_arguments
 from orchestration.llm_emulator.answers import facts_of, pr_answer, week_answer
 from orchestration.llm_emulator.faults import LlmFault, LlmFaults, parse_fault_spec
 from orchestration.loopback import LoopbackServer
@@ -173,15 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=8788, help="0 picks a free port")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--api-key", help="accept only this key (default: any or none)")
-    parser.add_argument(
-        "--fault",
-        action="append",
-        default=[],
-        metavar="KIND=P",
-        help="fail each request with KIND at probability P (0 to 1); repeatable. KIND is one "
-        f"of: {', '.join(fault.value for fault in LlmFault)}",
-    )
-    parser.add_argument("--seed", type=int, default=0, help="seed for random faults")
+    add_fault_arguments(parser, LlmFault)
     args = parser.parse_args(argv)
     try:
         faults = [parse_fault_spec(spec) for spec in args.fault]
