@@ -5,8 +5,7 @@ from datetime import timedelta
 import dagster as dg
 
 from orchestration.config import load_settings
-from orchestration.dagster_run import blocks_of
-from orchestration.partitions import partition_key, repo_partitions
+from orchestration.partitions import blocks_of, partition_key, repo_partitions
 from orchestration.repositories import load_repositories
 from orchestration.weeks import monday_of
 
