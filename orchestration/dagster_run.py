@@ -129,23 +129,33 @@ def run_all_job(
         try:
             results.append(_execute(settings, instance, block, first, last, None))
         except BuildFailed as failed:
-            failures_here = failures_of(instance, failed.run_id)
-            if not failures_here:
+            if not (failed_here := failures_of(instance, failed.run_id)):
                 raise
-            failures.update(failures_here)
+            failures.update(failed_here)
             runs.append(failed.run_id)
-            for tags in rest_of(instance, instance.get_run_by_id(failed.run_id)):
-                rest = _block_of(tags)
-                results.append(_execute(settings, instance, rest, first, last, None, tags))
+            try:  # the others, in the follow-up runs the failed one asks for
+                for tags in rest_of(instance, instance.get_run_by_id(failed.run_id)):
+                    rest = _block_of(tags)
+                    results.append(_execute(settings, instance, rest, first, last, None, tags))
+            except BuildFailed as also:
+                raise RepositoriesFailed(
+                    _failed_lines(failures, repos, runs) + f"\nand the others' run failed: {also}"
+                ) from None
     if failures:
         built = sorted(set(repos) - set(failures))
         raise RepositoriesFailed(
-            f"{len(failures)} of {len(repos)} repositories failed; their lake, facts and "
-            f"reports are as they were (run {', '.join(runs)} in the Dagster UI):\n"
-            + "\n".join(f"  {repo}: {failures[repo]}" for repo in sorted(failures))
+            _failed_lines(failures, repos, runs)
             + f"\nthe other {len(built)} were built: {', '.join(built) or 'none'}"
         )
     return results
+
+
+def _failed_lines(failures: dict[str, str], repos: list[str], runs: list[str]) -> str:
+    return (
+        f"{len(failures)} of {len(repos)} repositories failed; their lake, facts and reports "
+        f"are as they were (run {', '.join(runs)} in the Dagster UI):\n"
+        + "\n".join(f"  {repo}: {failures[repo]}" for repo in sorted(failures))
+    )
 
 
 def _block_of(tags: dict[str, str]) -> tuple[str, str]:
