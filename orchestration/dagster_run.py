@@ -117,7 +117,7 @@ def run_all_job(
     partitions, see blocks_of): each model runs once for all the repositories. Repositories
     that cannot be read fail that run; the others are built by a follow-up run
     (repo_failures), and RepositoriesFailed names the failed ones and why."""
-    from orchestration.repo_failures import failures_of, rest_of
+    from orchestration.repo_failures import failed_lines, failures_of, rest_of
 
     instance = get_instance(settings)
     missing = [r for r in repos if not instance.has_dynamic_partition(repo_partitions.name, r)]
@@ -134,34 +134,19 @@ def run_all_job(
             failures.update(failed_here)
             runs.append(failed.run_id)
             try:  # the others, in the follow-up runs the failed one asks for
-                for tags in rest_of(instance, instance.get_run_by_id(failed.run_id)):
-                    rest = _block_of(tags)
+                for rest, tags in rest_of(instance, instance.get_run_by_id(failed.run_id)):
                     results.append(_execute(settings, instance, rest, first, last, None, tags))
             except BuildFailed as also:
                 raise RepositoriesFailed(
-                    _failed_lines(failures, repos, runs) + f"\nand the others' run failed: {also}"
+                    failed_lines(failures, repos, runs) + f"\nand the others' run failed: {also}"
                 ) from None
     if failures:
         built = sorted(set(repos) - set(failures))
         raise RepositoriesFailed(
-            _failed_lines(failures, repos, runs)
+            failed_lines(failures, repos, runs)
             + f"\nthe other {len(built)} were built: {', '.join(built) or 'none'}"
         )
     return results
-
-
-def _failed_lines(failures: dict[str, str], repos: list[str], runs: list[str]) -> str:
-    return (
-        f"{len(failures)} of {len(repos)} repositories failed; their lake, facts and reports "
-        f"are as they were (run {', '.join(runs)} in the Dagster UI):\n"
-        + "\n".join(f"  {repo}: {failures[repo]}" for repo in sorted(failures))
-    )
-
-
-def _block_of(tags: dict[str, str]) -> tuple[str, str]:
-    from orchestration.repo_failures import RANGE_END, RANGE_START
-
-    return (tags[RANGE_START].split("|")[0], tags[RANGE_END].split("|")[0])
 
 
 def _execute(

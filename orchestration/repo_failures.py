@@ -92,6 +92,15 @@ def failures_of(instance: dg.DagsterInstance, run_id: str) -> dict[str, str]:
     return {}
 
 
+def failed_lines(failures: dict[str, str], repos: list[str], runs: list[str]) -> str:
+    """What `prweekly build --all` says of the repositories that failed."""
+    return (
+        f"{len(failures)} of {len(repos)} repositories failed; their lake, facts and reports "
+        f"are as they were (run {', '.join(runs)} in the Dagster UI):\n"
+        + "\n".join(f"  {repo}: {failures[repo]}" for repo in sorted(failures))
+    )
+
+
 def _bounds(run: dg.DagsterRun) -> tuple[str, str, date, date]:
     first = weekly_partitions.get_partition_key_from_str(run.tags[RANGE_START]).keys_by_dimension
     last = weekly_partitions.get_partition_key_from_str(run.tags[RANGE_END]).keys_by_dimension
@@ -112,20 +121,26 @@ def _repos_of(instance: dg.DagsterInstance, run: dg.DagsterRun) -> list[str]:
     return ordered[ordered.index(start) : ordered.index(end) + 1]
 
 
-def rest_of(instance: dg.DagsterInstance, run: dg.DagsterRun) -> list[dict[str, str]]:
-    """The tags of the follow-up runs over the repositories of `run` that did not fail."""
+def rest_of(
+    instance: dg.DagsterInstance, run: dg.DagsterRun
+) -> list[tuple[tuple[str, str], dict[str, str]]]:
+    """The follow-up runs over the repositories of `run` that did not fail: each one's first
+    and last repository, and its tags."""
     failed = set(run.tags.get(FAILED_TAG, "").split(",")) - {""}
     if not failed or RANGE_START not in run.tags:
         return []
     repos = _repos_of(instance, run)
     _, _, first, last = _bounds(run)
     return [
-        {
-            **{k: v for k, v in run.tags.items() if k in CARRIED},
-            RANGE_START: str(partition_key(start, first)),
-            RANGE_END: str(partition_key(end, last)),
-            RESUMES_TAG: run.run_id,
-        }
+        (
+            (start, end),
+            {
+                **{k: v for k, v in run.tags.items() if k in CARRIED},
+                RANGE_START: str(partition_key(start, first)),
+                RANGE_END: str(partition_key(end, last)),
+                RESUMES_TAG: run.run_id,
+            },
+        )
         for start, end in blocks_of(repos, set(repos) - failed)
     ]
 
@@ -160,7 +175,7 @@ def build_the_rest_sensor(job: dg.UnresolvedAssetJobDefinition) -> dg.SensorDefi
         run = context.dagster_run
         if run.tags.get("prweekly/trigger") != "schedule" or RESUMES_TAG in run.tags:
             return  # the CLI follows up its own runs; a follow-up is never followed up
-        for tags in rest_of(context.instance, run):
+        for _, tags in rest_of(context.instance, run):
             yield dg.RunRequest(run_key=f"{run.run_id}|{tags[RANGE_START]}", tags=tags)
 
     return _sensor
