@@ -11,7 +11,7 @@ import dagster as dg
 
 from orchestration.config import Settings
 from orchestration.instance import get_instance
-from orchestration.partitions import partition_key, repo_partitions
+from orchestration.partitions import blocks_of, partition_key, repo_partitions
 
 EXTRACT_STEP = "raw_pull_requests"
 
@@ -19,9 +19,16 @@ EXTRACT_STEP = "raw_pull_requests"
 class BuildFailed(RuntimeError):
     """The run failed; the message is the first failing step's own error."""
 
-    def __init__(self, message: str, extracted: bool) -> None:
+    def __init__(self, message: str, extracted: bool, run_id: str = "") -> None:
         super().__init__(message)
         self.extracted = extracted  # the extract succeeded: the repository exists
+        self.run_id = run_id
+
+
+class RepositoriesFailed(RuntimeError):
+    """Some repositories of a run of several could not be built; the others were."""
+
+    keep_lines = True  # the CLI prints one line per repository
 
 
 def merge_spellings_of_home(settings: Settings, say: Callable[[str], None]) -> list[str]:
@@ -103,36 +110,43 @@ def run_weekly_job(
         raise
 
 
-def blocks_of(ordered: list[str], wanted: set[str]) -> list[tuple[str, str]]:
-    """The runs of consecutive `wanted` repositories in the partitions' own order, as (first,
-    last): a Dagster run covers a rectangle of partitions, so a repository that is a
-    partition but not wanted (not in repositories.yml) must fall outside every run."""
-    blocks: list[list[str]] = []
-    previous = False
-    for repo in ordered:
-        if repo in wanted:
-            if previous:
-                blocks[-1].append(repo)
-            else:
-                blocks.append([repo])
-        previous = repo in wanted
-    return [(block[0], block[-1]) for block in blocks]
-
-
 def run_all_job(
     settings: Settings, repos: list[str], first: date, last: date
 ) -> list[dg.ExecuteInProcessResult]:
     """Every asset of `repos`' weeks in one Dagster run (one per block of consecutive
-    partitions, see blocks_of): each model runs once for all the repositories."""
+    partitions, see blocks_of): each model runs once for all the repositories. Repositories
+    that cannot be read fail that run; the others are built by a follow-up run
+    (repo_failures), and RepositoriesFailed names the failed ones and why."""
+    from orchestration.repo_failures import failed_lines, failures_of, rest_of
+
     instance = get_instance(settings)
     missing = [r for r in repos if not instance.has_dynamic_partition(repo_partitions.name, r)]
     if missing:
         instance.add_dynamic_partitions(repo_partitions.name, missing)
     ordered = list(instance.get_dynamic_partitions(repo_partitions.name))
-    return [
-        _execute(settings, instance, block, first, last, None)
-        for block in blocks_of(ordered, set(repos))
-    ]
+    results, failures, runs = [], {}, []
+    for block in blocks_of(ordered, set(repos)):
+        try:
+            results.append(_execute(settings, instance, block, first, last, None))
+        except BuildFailed as failed:
+            if not (failed_here := failures_of(instance, failed.run_id)):
+                raise
+            failures.update(failed_here)
+            runs.append(failed.run_id)
+            try:  # the others, in the follow-up runs the failed one asks for
+                for rest, tags in rest_of(instance, instance.get_run_by_id(failed.run_id)):
+                    results.append(_execute(settings, instance, rest, first, last, None, tags))
+            except BuildFailed as also:
+                raise RepositoriesFailed(
+                    failed_lines(failures, repos, runs) + f"\nand the others' run failed: {also}"
+                ) from None
+    if failures:
+        built = sorted(set(repos) - set(failures))
+        raise RepositoriesFailed(
+            failed_lines(failures, repos, runs)
+            + f"\nthe other {len(built)} were built: {', '.join(built) or 'none'}"
+        )
+    return results
 
 
 def _execute(
@@ -142,6 +156,7 @@ def _execute(
     first: date,
     last: date,
     source: str | None,
+    extra_tags: dict[str, str] | None = None,
 ) -> dg.ExecuteInProcessResult:
     """The weekly job over the partitions `repos[0]..repos[1]` × `first..last`."""
     fail_orphaned_runs(instance)
@@ -151,6 +166,7 @@ def _execute(
 
     job = defs.resolve_job_def("weekly_report_job").with_logger_defs({"progress": progress_logger})
     tags = {
+        **(extra_tags or {}),
         "dagster/asset_partition_range_start": str(partition_key(repos[0], first)),
         "dagster/asset_partition_range_end": str(partition_key(repos[1], last)),
         **({"prweekly/source": source.split(":", 1)[0]} if source else {}),
@@ -176,7 +192,9 @@ def _execute(
             for event in result.all_events
         )
         raise BuildFailed(
-            _first_failure(result) + f" (run {result.run_id} in the Dagster UI)", extracted
+            _first_failure(result) + f" (run {result.run_id} in the Dagster UI)",
+            extracted,
+            result.run_id,
         )
     return result
 

@@ -15,6 +15,7 @@ from orchestration.models.project import load_project
 from orchestration.models.publish import build_publish_asset
 from orchestration.narrative.asset import pr_narratives
 from orchestration.partitions import weekly_partitions
+from orchestration.repo_failures import build_the_rest_sensor
 from orchestration.report.asset import weekly_report
 from orchestration.resources import PrweeklyResource
 from orchestration.schedules import DEFAULT_CRON, weekly_schedule
@@ -54,6 +55,7 @@ defs = dg.Definitions(
         weekly_schedule(weekly_job.name, os.environ.get("PRWEEKLY_SCHEDULE_CRON", DEFAULT_CRON)),
         freshness_schedule,
     ],
+    sensors=[build_the_rest_sensor(weekly_job)],
     resources={"prweekly": PrweeklyResource()},
     executor=dg.in_process_executor,
 )

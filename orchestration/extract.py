@@ -20,6 +20,7 @@ from orchestration.history import (
 from orchestration.lake import write_partition
 from orchestration.partitions import scopes_of, weekly_partitions
 from orchestration.records import SourceDataError
+from orchestration.repo_failures import RESUMES_TAG, extracted_before, fail_repositories
 from orchestration.resources import PrweeklyResource
 from orchestration.run_scope import RunScope
 from orchestration.sources import PullRequestSource, WeekCount, open_source
@@ -98,15 +99,25 @@ def raw_pull_requests(
 
     # Several repositories are read side by side, a few at a time (GitHub's secondary limits
     # punish more concurrent requests on one token), each in its turn; every one is finished
-    # before the first failure, in the repositories' order, fails the step.
+    # before the step fails naming those that failed (see repo_failures).
     # One repository is read in this thread, as before, so that an interrupt stops it at once.
-    if len(scopes) == 1:
-        results = [extract_one(scopes[0])]
+    reused = extracted_before(context, scopes)
+    if reused:
+        context.log.info(
+            f"{len(reused)} repositories' weeks were written by the run this one follows "
+            f"({context.run.tags[RESUMES_TAG]}); not read again: {', '.join(sorted(reused))}"
+        )
+    to_read = [scope for scope in scopes if scope.repo not in reused]
+    if len(scopes) == 1 and to_read:
+        results = [extract_one(to_read[0])]
     else:
         with ThreadPoolExecutor(max_workers=EXTRACT_CONCURRENCY) as pool:
-            futures = [pool.submit(extract_one, scope) for scope in scopes]
-            wait(futures)
-        results = [future.result() for future in futures]
+            futures = {scope.repo: pool.submit(extract_one, scope) for scope in to_read}
+            wait(futures.values())
+        failed = {repo: f.exception() for repo, f in futures.items() if f.exception()}
+        if failed:
+            fail_repositories(context, failed, len(scopes))
+        results = [future.result() for future in futures.values()]
     totals = {"prs": 0, "weeks": 0, "history_weeks": 0}
     for prs, weeks, history, _ in results:
         totals["prs"] += prs
@@ -117,7 +128,7 @@ def raw_pull_requests(
             "dagster/row_count": totals["prs"],
             "weeks": totals["weeks"],
             "history_weeks": totals["history_weeks"],
-            **{f"source/{k}": v for k, v in results[-1][3].items()},
+            **({f"source/{k}": v for k, v in results[-1][3].items()} if results else {}),
         }
     )
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import textwrap
 import threading
 from collections import Counter, deque
 from enum import StrEnum
@@ -77,8 +78,16 @@ def parse_fault_spec(spec: str, kinds: type[Kind]) -> tuple[Kind, float]:
         ) from None
 
 
+class _WholeFaultNames(argparse.HelpFormatter):
+    """Help wrapped between words only: a fault such as `shift-pages` is never split."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
+
+
 def add_fault_arguments(parser: argparse.ArgumentParser, kinds: type[StrEnum]) -> None:
     """An emulator command's `--fault KIND=P` (repeatable) and `--seed`."""
+    parser.formatter_class = _WholeFaultNames
     parser.add_argument(
         "--fault",
         action="append",

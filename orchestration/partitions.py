@@ -37,3 +37,19 @@ def scopes_of(context: dg.AssetExecutionContext) -> list[RunScope]:
         dims = weekly_partitions.get_partition_key_from_str(key).keys_by_dimension
         weeks[dims[REPO_DIMENSION]].append(date.fromisoformat(dims[WEEK_DIMENSION]))
     return [RunScope(repo, min(ws), max(ws)) for repo, ws in sorted(weeks.items())]
+
+
+def blocks_of(ordered: list[str], wanted: set[str]) -> list[tuple[str, str]]:
+    """The runs of consecutive `wanted` repositories in the partitions' own order, as (first,
+    last): a Dagster run covers a rectangle of partitions, so a repository that is a
+    partition but not wanted (not in repositories.yml) must fall outside every run."""
+    blocks: list[list[str]] = []
+    previous = False
+    for repo in ordered:
+        if repo in wanted:
+            if previous:
+                blocks[-1].append(repo)
+            else:
+                blocks.append([repo])
+        previous = repo in wanted
+    return [(block[0], block[-1]) for block in blocks]

@@ -1,11 +1,11 @@
-"""Every Monday, report the week that just ended for every registered repository."""
+"""Every Monday, report the week that just ended for every registered repository, in one run."""
 
 from datetime import timedelta
 
 import dagster as dg
 
 from orchestration.config import load_settings
-from orchestration.partitions import partition_key, repo_partitions
+from orchestration.partitions import blocks_of, partition_key, repo_partitions
 from orchestration.repositories import load_repositories
 from orchestration.weeks import monday_of
 
@@ -22,29 +22,27 @@ def weekly_schedule(job_name: str, cron: str = DEFAULT_CRON) -> dg.ScheduleDefin
         execution_timezone="UTC",
         name="weekly_report_schedule",
         default_status=dg.DefaultScheduleStatus.RUNNING,
-        description="Build last week for every repository in repositories.yml, each with its "
-        "own source, and read the week before again (GitHub's search index can lag merges). "
-        "The file is the truth: a repo partition that is not in it is not built.",
+        description="Build last week for every repository in repositories.yml in one run, each "
+        "with its own source, and read the week before again (GitHub's search index can lag "
+        "merges). The file is the truth: a repo partition that is not in it is not built.",
     )
     def _schedule(context: dg.ScheduleEvaluationContext):
         week = monday_of(context.scheduled_execution_time.date()) - timedelta(days=7)
-        registered = {r.repo: r for r in load_repositories(load_settings().home)}
+        first = week - timedelta(weeks=REREAD_WEEKS)
+        registered = {r.repo for r in load_repositories(load_settings().home)}
         known = set(context.instance.get_dynamic_partitions(repo_partitions.name))
-        missing = sorted(set(registered) - known)
+        missing = sorted(registered - known)
         if missing:
             context.instance.add_dynamic_partitions(repo_partitions.name, missing)
-        for repo in sorted(registered):
-            source = registered[repo].source
-            first = week - timedelta(weeks=REREAD_WEEKS)
+        ordered = list(context.instance.get_dynamic_partitions(repo_partitions.name))
+        # one run for them all; a partition not in the file splits it (a run is a rectangle)
+        for start, end in blocks_of(ordered, registered):
             yield dg.RunRequest(
-                run_key=f"{repo}|{week}",
-                run_config=(
-                    {"resources": {"prweekly": {"config": {"source": source}}}} if source else {}
-                ),
+                run_key=f"{week}|{start}..{end}",
                 tags={
                     "prweekly/trigger": "schedule",
-                    "dagster/asset_partition_range_start": str(partition_key(repo, first)),
-                    "dagster/asset_partition_range_end": str(partition_key(repo, week)),
+                    "dagster/asset_partition_range_start": str(partition_key(start, first)),
+                    "dagster/asset_partition_range_end": str(partition_key(end, week)),
                 },
             )
 

@@ -21,6 +21,7 @@ from orchestration.definitions import defs
 from orchestration.freshness import unreported_repositories
 from orchestration.instance import get_instance
 from orchestration.repositories import load_repositories
+from orchestration.resources import PrweeklyResource
 from orchestration.warehouse import connect
 from tests.conftest import SAMPLE_DATASET, build_sample
 
@@ -98,18 +99,16 @@ def test_the_schedule_builds_last_week_for_every_repository_with_its_source(home
         scheduled_execution_time=datetime(2026, 7, 27, 6, tzinfo=UTC),
         repository_def=defs.get_repository_def(),
     )
-    requests = list(schedule.evaluate_tick(context).run_requests)
-    ranges = [
-        (r.tags["dagster/asset_partition_range_start"], r.tags["dagster/asset_partition_range_end"])
-        for r in requests
-    ]  # last week, and the week before read again for PRs GitHub's search indexed late
-    assert ranges == [
-        ("acme/rocket|2026-07-13", "acme/rocket|2026-07-20"),
-        ("verl-project/verl|2026-07-13", "verl-project/verl|2026-07-20"),
-    ]
-    source = requests[0].run_config["resources"]["prweekly"]["config"]["source"]
-    assert source == f"file:{SAMPLE_DATASET}"
-    assert requests[1].run_config == {}
+    (request,) = schedule.evaluate_tick(context).run_requests  # one run for all of them
+    ranges = (
+        request.tags["dagster/asset_partition_range_start"],
+        request.tags["dagster/asset_partition_range_end"],
+    )  # last week, and the week before read again for PRs GitHub's search indexed late
+    assert ranges == ("acme/rocket|2026-07-13", "verl-project/verl|2026-07-20")
+    assert request.run_config == {}  # each repository's source comes from repositories.yml
+    sources = PrweeklyResource()
+    assert sources.source_for("acme/rocket") == f"file:{SAMPLE_DATASET}"
+    assert sources.source_for("verl-project/verl") == "github"
 
 
 def test_the_freshness_check_names_missing_and_stale_reports(

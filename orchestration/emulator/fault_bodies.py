@@ -25,6 +25,12 @@ SAML = (
     "Resource protected by organization SAML enforcement. "
     "You must grant your Personal Access token access to this organization."
 )
+SCOPES = (
+    "Your token has not been granted the required scopes to execute this query. The 'id' "
+    "field requires one of the following scopes: ['repo'], but your token has only been "
+    "granted the: ['read:org'] scopes. Please modify your token's granted scopes at: "
+    "https://github.com/settings/tokens."
+)
 HTML_502 = b"<html><body><h1>502 Bad Gateway</h1>Unicorn! Server Error.</body></html>"
 HTML_504 = b"<html><body><h1>504 Gateway Time-out</h1></body></html>"
 
@@ -47,6 +53,11 @@ def refusal(
         Fault.SECONDARY_403_RETRY_AFTER: (403, {"retry-after": str(retry_after)}, secondary),
         Fault.SECONDARY_429: (429, {"retry-after": str(retry_after)}, secondary),
         Fault.WENT_WRONG: (200, {}, {"data": None, "errors": [{"message": WENT_WRONG}]}),
+        Fault.INSUFFICIENT_SCOPES: (
+            200,
+            {**budget, "x-oauth-scopes": "read:org"},
+            {"errors": [{"type": "INSUFFICIENT_SCOPES", "message": SCOPES}]},
+        ),
         Fault.WENT_WRONG_502: (502, {}, {"data": None, "errors": [{"message": WENT_WRONG}]}),
         Fault.FORBIDDEN_403: (
             403,

@@ -33,6 +33,7 @@ class Fault(StrEnum):
     WENT_WRONG = "went-wrong"  # 200, no data, "Something went wrong while executing your query"
     WENT_WRONG_502 = "went-wrong-502"  # the same error as a 502, as GitHub also sends it
     FORBIDDEN = "forbidden"  # 200 with a FORBIDDEN error: the token may not read the repository
+    INSUFFICIENT_SCOPES = "insufficient-scopes"  # 200, an INSUFFICIENT_SCOPES error, no data
     FORBIDDEN_403 = "forbidden-403"  # 403 "Resource not accessible", budget left, no retry-after
     SAML_403 = "saml-403"  # 403: the token is not authorised for the organisation's SAML SSO
     SHIFT_PAGES = "shift-pages"  # a search page served before the window's newest PR was indexed
@@ -51,6 +52,24 @@ class Faults(FaultPlan[Fault]):
         self.delay_seconds = 1.0
         self.trickle_bytes = 64  # the `trickle` fault sends this many bytes...
         self.trickle_seconds = 0.05  # ...then pauses this long, until the answer is sent
+        self._by_repo: dict[str, Fault] = {}
+
+    def fail_repository(self, repo: str, fault: Fault | str | None) -> None:
+        """Fail every request about `repo` with `fault` (None: answer it again), whatever the
+        plan says for the others: one deleted repository or one the token may not read."""
+        with self._lock:
+            if fault is None:
+                self._by_repo.pop(repo.lower(), None)
+            else:
+                self._by_repo[repo.lower()] = Fault(fault)
+
+    def fault_for(self, repo: str | None) -> Fault | None:
+        """The fault set for this repository, if any (counted as injected)."""
+        with self._lock:
+            fault = self._by_repo.get((repo or "").lower())
+            if fault is not None:
+                self.injected[fault] += 1
+            return fault
 
 
 def parse_fault_spec(spec: str) -> tuple[Fault, float]:

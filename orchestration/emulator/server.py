@@ -180,7 +180,7 @@ def _handler_for(emulator: Emulator) -> type[BaseHTTPRequestHandler]:
             emulator.record(entry)
             if self.path.split("?")[0] not in PATHS:
                 return self._send(404, {}, {"message": "Not Found", "documentation_url": DOCS})
-            fault = emulator.faults.next_fault()
+            fault = emulator.faults.next_fault() or emulator.faults.fault_for(_repo_of(body))
             entry["fault"] = fault
             if fault is Fault.UNAUTHORIZED or not self._authorised():
                 return self._send(
@@ -258,6 +258,17 @@ class _Trickle:
             self.raw.write(data[offset : offset + self.step])
             time.sleep(self.pause)
         return len(data)
+
+
+def _repo_of(body: bytes) -> str | None:
+    """The `owner/name` a request is about, from its variables (every query prweekly sends
+    names them)."""
+    try:
+        variables = json.loads(body or b"null").get("variables") or {}
+    except (ValueError, AttributeError):
+        return None
+    owner, name = variables.get("owner"), variables.get("name")
+    return f"{owner}/{name}" if isinstance(owner, str) and isinstance(name, str) else None
 
 
 def _owner(body: bytes) -> str:
