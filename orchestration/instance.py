@@ -19,6 +19,10 @@ INSTANCE_YAML = """\
 # Written by prweekly. Run history, event logs and schedules live beside this file.
 telemetry:
   enabled: false
+# Dagster's SQLite event log in the same files, keeping its engines between events
+event_log_storage:
+  module: orchestration.event_log
+  class: EngineKeepingSqliteEventLogStorage
 """
 
 
