@@ -15,7 +15,8 @@ from dagster._core.storage.event_log.sqlite.sqlite_event_log import (
     SqliteEventLogStorage,
 )
 from dagster._serdes import ConfigurableClassData
-from sqlalchemy import Engine, create_engine
+from sqlalchemy import create_engine
+from sqlalchemy.engine import Engine
 from sqlalchemy.pool import NullPool
 
 KEPT_ENGINES = 8  # the index file's and the latest runs' (a long-lived UI sees many runs)
