@@ -19,6 +19,10 @@ INSTANCE_YAML = """\
 # Written by prweekly. Run history, event logs and schedules live beside this file.
 telemetry:
   enabled: false
+# Dagster's SQLite event log in the same files, keeping its engines between events
+event_log_storage:
+  module: orchestration.event_log
+  class: EngineKeepingSqliteEventLogStorage
 """
 
 
@@ -53,6 +57,25 @@ def _ready(instance: dg.DagsterInstance) -> dg.DagsterInstance:
     return instance
 
 
+# The instance last made, by its marker file: a build asks for it several times, and making
+# one checks every storage's migrations (about a third of a second each time).
+_latest: dict[tuple[str, int, int], dg.DagsterInstance] = {}
+
+
+def _latest_instance(marker: Path, made: dg.DagsterInstance | None = None) -> dg.DagsterInstance:
+    """The instance of the storage `marker` marks, made once per process while it stays the
+    same storage (a storage set aside and made again has a new marker, so a new instance)."""
+    stat = marker.stat()
+    key = (str(marker.resolve()), stat.st_ino, stat.st_mtime_ns)
+    instance = made or _latest.get(key)
+    if instance is None:
+        instance = dg.DagsterInstance.get()
+    if key not in _latest:
+        _latest.clear()
+        _latest[key] = instance
+    return instance
+
+
 def get_instance(settings: Settings) -> dg.DagsterInstance:
     """The persistent instance; its first creation is serialised between processes, since two
     processes creating Dagster's SQLite tables at once make one of them fail.
@@ -64,10 +87,10 @@ def get_instance(settings: Settings) -> dg.DagsterInstance:
     prepare_dagster_home(settings)
     marker = settings.dagster_home / ".initialised"
     if marker.exists():
-        return dg.DagsterInstance.get()
+        return _latest_instance(marker)
     with file_lock(settings.dagster_home / ".init.lock"):
         if marker.exists():  # another process finished it meanwhile
-            return dg.DagsterInstance.get()
+            return _latest_instance(marker)
         try:
             instance = _ready(dg.DagsterInstance.get())
         except Exception as error:  # any failure of a half-made storage
@@ -80,7 +103,7 @@ def get_instance(settings: Settings) -> dg.DagsterInstance:
             )
             instance = _ready(dg.DagsterInstance.get())
         marker.touch()
-    return instance
+    return _latest_instance(marker, instance)
 
 
 def _set_aside(home: Path) -> Path:

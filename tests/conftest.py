@@ -83,27 +83,31 @@ _use_a_memory_temp_folder()
 # on one worker, so its module-scoped fixtures are built once). The modules that take longest
 # start first, so that no worker is left with one of them at the end while the other idles
 # (see docs/testing.md); the others follow in file order.
-LONGEST_FIRST = (  # by a serial run's --durations; the verl readers last, once it is built
+LONGEST_FIRST = (  # by --durations of `make test`; the verl readers last, once it is built
     "test_verl_history.py",
-    "test_deploy_postgres.py",
-    "test_narrative.py",
-    "test_delivery.py",
-    "test_reliability_crash.py",
-    "test_reliability_load.py",
-    "test_history.py",
-    "test_lookback.py",
+    "test_ui.py",  # mostly waits for Dagster's daemon (a turn every 30 s), leaving the CPU
     "test_operations.py",
-    "test_reliability_input.py",
-    "test_reliability_disk.py",
-    "test_ui.py",
-    "test_reliability_checks.py",
-    "test_reliability_identity.py",
-    "test_github_build.py",
+    "test_reliability_crash.py",
+    "test_deploy_postgres.py",
+    "test_history.py",
     "test_build.py",
-    "test_reliability_secrets.py",
-    "test_report_pipeline.py",
+    "test_delivery.py",
+    "test_reliability_input.py",
+    "test_narrative.py",
     "test_packaging.py",
+    "test_reliability_disk.py",
+    "test_reliability_checks.py",
+    "test_lookback.py",
+    "test_github_build.py",
+    "test_reliability_load.py",
+    "test_report_pipeline.py",
+    "test_site_browser.py",
+    "test_reliability_identity.py",
+    "test_editions.py",
     "test_deploy_object_store.py",
+    "test_build_all.py",
+    "test_repositories.py",
+    "test_reliability_secrets.py",
     "test_deploy_manifests.py",
 )
 

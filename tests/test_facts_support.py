@@ -6,6 +6,7 @@ import csv
 import json
 import re
 from collections import defaultdict
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from orchestration.models.project import load_project
 from orchestration.models.run import materialize
 from orchestration.models.seeds import load_seeds
 from orchestration.sources.nodes import to_row
+from orchestration.weeks import weeks_between
 
 # the risk flags, in their listing order (seeds/risk_flags.csv)
 with (SQL_DIR / "seeds" / "risk_flags.csv").open(encoding="utf-8") as seed:
@@ -100,25 +102,35 @@ def rows_by_number(home: Path, columns: str, table: str = "marts.fct_pull_reques
     return {r[0]: r[1:] for r in query(home, f"select number, {columns} from {table}")}
 
 
-def build_models(home: Path, nodes: dict[str, list[dict]], repositories_yml: str = "") -> Path:
+def build_models(
+    home: Path,
+    nodes: dict[str, list[dict]],
+    repositories_yml: str = "",
+    weeks: tuple[date, date] | None = None,
+) -> Path:
     """Every SQL model over crafted PRs, through the model runner the Dagster assets call.
 
     For tests about the facts alone: the lake is written as the extract writes it from a file
     (one file a week, and the week of the first PR, since the nodes are the whole history),
-    then seeds, settings and every model are built from an empty warehouse.
+    then seeds, settings and every model are built from an empty warehouse. With `weeks`
+    (first, last Monday), a week of that range with no PR gets its empty file, as it does
+    when the extract reads that range.
     """
     home.mkdir(parents=True, exist_ok=True)
     if repositories_yml:
         (home / "repositories.yml").write_text(repositories_yml, encoding="utf-8")
     for repo, repo_nodes in nodes.items():
-        weeks: dict = defaultdict(list)
+        by_week: dict = defaultdict(list)
+        for week in weeks_between(*weeks) if weeks else ():
+            by_week[week] = []
         for node in repo_nodes:
             row = to_row(node, repo)
-            weeks[row["week_start"]].append(row)
-        for week, rows in weeks.items():
+            by_week[row["week_start"]].append(row)
+        for week, rows in by_week.items():
             write_partition(home / "lake", repo, week, rows)
-        if weeks:
-            write_origin(home / "lake", repo, min(weeks), "crafted nodes")
+        if repo_nodes:
+            first = min(week for week, rows in by_week.items() if rows)
+            write_origin(home / "lake", repo, first, "crafted nodes")
     project = load_project(SQL_DIR)
     with duckdb.connect(str(home / "warehouse.duckdb")) as conn:
         load_seeds(conn, project)

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import re
 import time
+from datetime import date
 from pathlib import Path
 
 import pytest
 
 from orchestration.cli import main
 from orchestration.emulator import Emulator
+from orchestration.sources.github import GitHubSource
+from orchestration.weeks import week_window
 from tests.conftest import VERL_DATASET, VERL_RANGE
-from tests.test_facts_support import FLAGS, query
+from tests.test_facts_support import FLAGS, build_models, query
 
 REPO = "verl-project/verl"
-RANGE = ["--week", VERL_RANGE[0], "--to", VERL_RANGE[1]]
 # The dataset has no review threads; GitHub's schema makes that connection non-null, so the
 # emulator answers "none" where the file says "unknown" (see orchestration/emulator/resolvers.py):
 # (value from the file, value through github) for the only columns that may differ.
@@ -23,17 +25,19 @@ DIFFERS_THROUGH_GITHUB = {"unresolved_threads": {(None, False)}, "importance_rev
 
 @pytest.fixture(scope="module")
 def verl_builds(verl_history_home: Path, tmp_path_factory) -> dict[str, Path]:
-    """The verl history built twice: from the file, and through the emulator and github source."""
+    """The verl history from the file (built through the CLI and Dagster, once per run), and
+    the same weeks read through the emulator by the github source and modelled by the model
+    runner the Dagster assets call, with the same repositories.yml: all that differs is the
+    source. (A whole Dagster build through the github source is test_github_build.py's.)"""
     github = tmp_path_factory.mktemp("verl") / "github"
-    with pytest.MonkeyPatch.context() as mp:
-        for name in ("PRWEEKLY_SOURCE", "GITHUB_TOKEN", "DAGSTER_HOME", "GITHUB_GRAPHQL_URL"):
-            mp.delenv(name, raising=False)
-        with Emulator(VERL_DATASET) as emulator:
-            mp.setenv("PRWEEKLY_HOME", str(github))
-            mp.setenv("GITHUB_GRAPHQL_URL", emulator.url)
-            started = time.monotonic()
-            assert main(["build", "--repo", REPO, *RANGE, "--source", "github"]) == 0
-            print(f"verl through the emulator: {time.monotonic() - started:.1f}s")
+    first, last = (date.fromisoformat(week) for week in VERL_RANGE)
+    with Emulator(VERL_DATASET) as emulator:
+        started = time.monotonic()
+        source = GitHubSource(emulator.url, None)
+        nodes = list(source.fetch(REPO, week_window(first)[0], week_window(last)[1]))
+        print(f"verl through the emulator: {time.monotonic() - started:.1f}s")
+    settings = (verl_history_home / "repositories.yml").read_text(encoding="utf-8")
+    build_models(github, {REPO: nodes}, settings, weeks=(first, last))
     return {"file": verl_history_home, "github": github}
 
 
