@@ -5,7 +5,8 @@ writes one event per partition: with its SQLite storage each is three transactio
 files (a new engine and an fsync each), about a minute for one Monday run. Dagster hands those
 events over as one batch when `DAGSTER_EVENT_BATCH_SIZE` is set (its Postgres storage writes a
 batch at once); this storage does the same on SQLite: the batch goes into the run's file in one
-transaction and into the cross-run index in another, row for row what `store_event` writes.
+transaction and into the cross-run index in another, row for row what `store_event` writes
+(the asset's own row, which holds its latest event, once).
 """
 
 from __future__ import annotations
@@ -47,7 +48,9 @@ class BatchingSqliteEventLogStorage(SqliteEventLogStorage):
         with self.index_transaction() as conn:
             ids = [conn.execute(insert).inserted_primary_key[0] for insert in inserts]
             self._store_asset_event_tags(conn, events, ids)
-            for event, event_id in zip(events, ids, strict=True):
+            # an asset's row holds its latest event: each asset's last one in the batch
+            latest = {e.dagster_event.asset_key: (e, i) for e, i in zip(events, ids, strict=True)}
+            for event, event_id in latest.values():
                 self._store_asset_event(conn, event, event_id)
 
 
