@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from itertools import groupby
 
 from dagster import DagsterEventType
 from dagster._config import StringSource
@@ -20,10 +21,18 @@ from dagster._core.events.log import EventLogEntry
 from dagster._core.storage.event_log import SqliteEventLogStorage
 
 BATCH_SIZE = "1000"  # events per write: far more than one step's partitions
+# the asset events `SqliteEventLogStorage.store_event` writes alike: the run's row, the index's
+# row with its tags, and the asset's row
+BATCHED = {
+    DagsterEventType.ASSET_MATERIALIZATION,
+    DagsterEventType.ASSET_MATERIALIZATION_PLANNED,
+    DagsterEventType.ASSET_OBSERVATION,
+}
 
 
 class BatchingSqliteEventLogStorage(SqliteEventLogStorage):
-    """`SqliteEventLogStorage` with `store_event_batch` for asset materialisations."""
+    """`SqliteEventLogStorage` with `store_event_batch` for asset events (materialisations,
+    and those planned when a run starts)."""
 
     @classmethod
     def config_type(cls) -> dict:
@@ -36,11 +45,19 @@ class BatchingSqliteEventLogStorage(SqliteEventLogStorage):
         return cls(base_dir, inst_data=inst_data)
 
     def store_event_batch(self, events: Sequence[EventLogEntry]) -> None:
-        kinds = {event.dagster_event_type for event in events}
-        runs = {event.run_id for event in events}
-        if kinds != {DagsterEventType.ASSET_MATERIALIZATION} or len(runs) != 1:
-            super().store_event_batch(events)  # one by one, as Dagster does
-            return
+        """Consecutive asset events of one run in two transactions; any other event (a check's,
+        say) on its own, in the batch's order."""
+        for together, group in groupby(events, key=_batchable):
+            group = list(group)
+            if together and len({event.run_id for event in group}) == 1:
+                self._store_asset_events(group)
+            else:
+                for event in group:
+                    self.store_event(event)
+
+    def _store_asset_events(self, events: list[EventLogEntry]) -> None:
+        """What `store_event` writes for each asset event, the run's rows in one transaction
+        and the index's in another."""
         inserts = [self.prepare_insert_event(event) for event in events]
         with self.run_connection(events[0].run_id) as conn:
             for insert in inserts:
@@ -52,6 +69,10 @@ class BatchingSqliteEventLogStorage(SqliteEventLogStorage):
             latest = {e.dagster_event.asset_key: (e, i) for e, i in zip(events, ids, strict=True)}
             for event, event_id in latest.values():
                 self._store_asset_event(conn, event, event_id)
+
+
+def _batchable(event: EventLogEntry) -> bool:
+    return event.dagster_event_type in BATCHED
 
 
 def enable_batches() -> None:

@@ -15,6 +15,7 @@ from orchestration.instance import INSTANCE_YAML, OLDER_INSTANCE_YAML, get_insta
 PARTITIONS = dg.StaticPartitionsDefinition([f"p{i:02d}" for i in range(12)])
 SINGLE_RUN = dg.BackfillPolicy.single_run()
 MATERIALIZATION = dg.DagsterEventType.ASSET_MATERIALIZATION
+PLANNED = dg.DagsterEventType.ASSET_MATERIALIZATION_PLANNED
 
 
 @dg.asset(partitions_def=PARTITIONS, backfill_policy=SINGLE_RUN)
@@ -57,6 +58,13 @@ def _stored(instance: dg.DagsterInstance, run_id: str) -> dict:
                 for r in records
             ),
             "latest": instance.get_latest_materialization_event(key).dagster_event.partition,
+            "planned": sum(
+                1
+                for e in instance.all_logs(run_id, of_type=PLANNED)
+                if e.dagster_event.asset_key == key
+            ),
+            "last_run_is_this_one": instance.get_asset_records([key])[0].asset_entry.last_run_id
+            == run_id,
             "in_run_log": sum(
                 1
                 for e in instance.all_logs(run_id, of_type=MATERIALIZATION)
@@ -89,6 +97,7 @@ def test_a_range_run_stores_the_same_events_as_dagsters_own_sqlite_log(
         if kinds == {"ASSET_MATERIALIZATION"}
     ]
     assert materialized == [12, 12]  # each step's twelve partitions in one write
+    assert {"ASSET_MATERIALIZATION_PLANNED"} in batches  # the run's plan, when it starts
     (tmp_path / "plain").mkdir()
     with dg.instance_for_test(temp_dir=str(tmp_path / "plain")) as plain:
         assert type(plain.event_log_storage).__name__ == "SqliteEventLogStorage"
@@ -96,6 +105,7 @@ def test_a_range_run_stores_the_same_events_as_dagsters_own_sqlite_log(
     assert ours == theirs
     assert ours["downstream"]["partitions"] == [f"p{i:02d}" for i in range(12)]
     assert ours["downstream"]["in_run_log"] == 12
+    assert ours["downstream"]["planned"] >= 1 and ours["downstream"]["last_run_is_this_one"]
 
 
 def test_an_instance_an_older_prweekly_made_gets_the_batching_log(home: Path) -> None:
