@@ -2,7 +2,8 @@
 
 Runs the extraction bench (through the emulator), the verl backfill (CLI and Dagster, end to
 end), the facts of the shared histories against issue 12's targets and the labelled set
-(`bench/facts.py`), the readers' wait during a build and the scale bench (generated lake),
+(`bench/facts.py`), the readers' wait during a build, the whole Monday run over 100 and 50
+generated repositories (`bench/monday_run.py`) and the scale bench (generated lake),
 prints each figure against its target and writes them all to `bench/results.json`. Figures are
 medians of `--runs` runs; the full-scale build of every model runs `--build-runs` times
 (default: `--runs`; the one-off build from week files alone, without compacted copies, runs
@@ -19,7 +20,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import backfill, extract, facts, readers, scale
+from bench import backfill, extract, facts, monday_run, readers, scale
 
 RESULTS = Path(__file__).resolve().parent / "results.json"
 
@@ -91,6 +92,7 @@ def _rows(results: dict) -> list[tuple[str, str, str, bool | None]]:
             rows.append(
                 ("  reads that saw half a build", f"{build['reads_of_half_a_build']}", "0", None)
             )
+    rows.extend(monday_run.rows(results.get("monday_run") or {}))
     for sc in results.get("scale", []):
         label = f"{sc['prs']:,} PRs ({sc['repos']}x{sc['weeks']}x{sc['prs_per_week']})"
         big = sc["scale"] == "full"
@@ -233,7 +235,9 @@ def main(argv: list[str] | None = None) -> int:
         "--build-runs", type=int, help="runs of the full-scale build (default: --runs)"
     )
     parser.add_argument(
-        "--skip", choices=["extract", "backfill", "facts", "readers", "scale"], action="append"
+        "--skip",
+        choices=["extract", "backfill", "facts", "readers", "monday_run", "scale"],
+        action="append",
     )
     args = parser.parse_args(argv)
     skip = set(args.skip or [])
@@ -260,6 +264,11 @@ def main(argv: list[str] | None = None) -> int:
     if "readers" not in skip:
         _log("readers: the longest wait of a reader while the verl history builds ...")
         results["readers"] = readers.run(dataset)
+    if "monday_run" not in skip:
+        _log("monday_run: the Monday run through Dagster, 100 x 1 (tick, --all) and 50 x 4 ...")
+        results["monday_run"] = monday_run.run(
+            ["tick", "all", "range"], 100, 50, 4, 52, 30, log=_log
+        )
     if "scale" not in skip:
         results["scale"] = []
         for size in args.scale or ["small", "full"]:

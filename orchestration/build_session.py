@@ -43,7 +43,12 @@ from orchestration.warehouse import apply_duckdb_init, rollback
 Say = Callable[[str], None]
 PENDING = "_build.pending"
 # a note's kind is the runner's (orchestration/models/build.py): `weeks`, `whole` or `rebuilt`
-WEEKS_FILTER = "repo = $repo and week_start between $first and $last"
+# a relation's rows in any of the noted weeks (`t`), the notes passed as three lists
+WEEKS_FILTER = (
+    "exists (select 1 from (select unnest($repos) as repo, unnest($firsts) as first_week, "
+    "unnest($lasts) as last_week) s "
+    "where s.repo = t.repo and t.week_start between s.first_week and s.last_week)"
+)
 
 
 def work_path(settings: Settings) -> Path:
@@ -66,15 +71,20 @@ class BuildSession:
 
     def note(self, relation: str, kind: str, scope: RunScope | None = None) -> None:
         """Record, before writing it, what this run is about to change."""
+        self.note_all(relation, kind, [scope])
+
+    def note_all(self, relation: str, kind: str, scopes: list[RunScope | None]) -> None:
+        """`note` for many repositories' weeks, in one statement."""
         self.conn.execute(
-            f"insert into {PENDING} values (?, ?, ?, ?, ?, ?)",
+            f"insert into {PENDING} select ?, ?, ?, unnest(?), unnest(?::date[]), "
+            "unnest(?::date[])",
             [
                 self.run_id,
                 relation,
                 kind,
-                scope.repo if scope else None,
-                scope.start_week if scope else None,
-                scope.end_week if scope else None,
+                [s.repo if s else None for s in scopes],
+                [s.start_week if s else None for s in scopes],
+                [s.end_week if s else None for s in scopes],
             ],
         )
 
@@ -194,9 +204,8 @@ def _settle(
             conn.execute(f"attach {quoted_path} as pub (read_only)")
         try:
             conn.execute("begin transaction")
-            for relation, _, repo, first, last in entries:
-                scope = RunScope(repo, first, last) if repo else None
-                _sync(conn, relation, scope, source="pub", target="work", missing_ok=True)
+            for relation, scopes in _by_relation(entries).items():
+                _sync(conn, relation, scopes, source="pub", target="work", missing_ok=True)
             conn.execute(f"delete from {PENDING} where list_contains(?, run_id)", [undo])
             conn.execute("commit")
         except BaseException:
@@ -218,16 +227,28 @@ def _columns(conn: duckdb.DuckDBPyConnection, catalog: str, relation: str) -> li
     ).fetchall()
 
 
+def _by_relation(entries: list[tuple]) -> dict[str, list[RunScope] | None]:
+    """The notes per relation: the weeks noted, or None where the whole relation was."""
+    noted: dict[str, list[RunScope] | None] = {}
+    for relation, _, repo, first, last in entries:
+        if repo is None:
+            noted[relation] = None
+        elif noted.setdefault(relation, []) is not None:
+            noted[relation].append(RunScope(repo, first, last))
+    return noted
+
+
 def _sync(
     conn: duckdb.DuckDBPyConnection,
     relation: str,
-    scope: RunScope | None,
+    scopes: list[RunScope] | None,
     *,
     source: str,
     target: str,
     missing_ok: bool = False,
 ) -> None:
-    """Make `target`'s copy of `relation` (or of its scope's weeks) equal `source`'s."""
+    """Make `target`'s copy of `relation` (or of its `scopes`' weeks) equal `source`'s: one
+    delete and one insert for every repository's weeks, whatever their number."""
     have, want = _columns(conn, target, relation), _columns(conn, source, relation)
     if (have and have[0][2] == "VIEW") or (want and want[0][2] == "VIEW"):
         return  # views are made again by every build; nothing to copy
@@ -237,16 +258,20 @@ def _sync(
         return
     schema = relation.split(".")[0]
     conn.execute(f"create schema if not exists {target}.{schema}")
-    if scope is None or have != want:
+    if scopes is None or have != want:
         conn.execute(
             f"create or replace table {target}.{relation} as select * from {source}.{relation}"
         )
         return
-    params = {"repo": scope.repo, "first": scope.start_week, "last": scope.end_week}
-    conn.execute(f"delete from {target}.{relation} where {WEEKS_FILTER}", params)
+    params = {
+        "repos": [s.repo for s in scopes],
+        "firsts": [s.start_week for s in scopes],
+        "lasts": [s.end_week for s in scopes],
+    }
+    conn.execute(f"delete from {target}.{relation} as t where {WEEKS_FILTER}", params)
     conn.execute(
         f"insert into {target}.{relation} by name "
-        f"select * from {source}.{relation} where {WEEKS_FILTER}",
+        f"select * from {source}.{relation} as t where {WEEKS_FILTER}",
         params,
     )
 
@@ -282,9 +307,8 @@ def _publish_weeks(conn: duckdb.DuckDBPyConnection, published: Path, entries: li
         try:
             conn.execute("begin transaction")
             try:
-                for relation, _, repo, first, last in entries:
-                    scope = RunScope(repo, first, last) if repo else None
-                    _sync(conn, relation, scope, source="work", target="pub")
+                for relation, scopes in _by_relation(entries).items():
+                    _sync(conn, relation, scopes, source="work", target="pub")
                 conn.execute("commit")
             except BaseException:
                 rollback(conn)

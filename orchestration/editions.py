@@ -124,7 +124,11 @@ def save_editions(conn: duckdb.DuckDBPyConnection, editions: list[Edition]) -> N
     """Add editions; one already stored (same repository, week, language, number) is kept,
     so saving again after an interrupted save changes nothing."""
     conn.execute(CREATE)
-    conn.executemany(
-        f"insert or ignore into {TABLE} ({COLUMNS}) values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [e.row() for e in editions],
-    )
+    rows = [e.row() for e in editions]
+    for start in range(0, len(rows), 500):  # many rows a statement: DuckDB's executemany
+        chunk = rows[start : start + 500]  # takes milliseconds a row
+        marks = ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(chunk))
+        conn.execute(
+            f"insert or ignore into {TABLE} ({COLUMNS}) values {marks}",
+            [value for row in chunk for value in row],
+        )

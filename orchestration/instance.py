@@ -10,7 +10,9 @@ from pathlib import Path
 import dagster as dg
 
 from orchestration.config import Settings
+from orchestration.event_log import enable_batches
 from orchestration.locks import file_lock
+from orchestration.storage import write_bytes
 
 # No Dagster pool limit here: DuckDB writers are serialised by the warehouse's lock file
 # (orchestration/warehouse.py), which the OS releases even when a process is killed, whereas
@@ -19,11 +21,17 @@ INSTANCE_YAML = """\
 # Written by prweekly. Run history, event logs and schedules live beside this file.
 telemetry:
   enabled: false
-# Dagster's SQLite event log in the same files, keeping its engines between events
+# Dagster's SQLite event log in the same files, keeping its engines and writing a step's
+# events for many partitions in one transaction
 event_log_storage:
   module: orchestration.event_log
-  class: EngineKeepingSqliteEventLogStorage
+  class: BatchingSqliteEventLogStorage
+  config:
+    base_dir:
+      env: DAGSTER_HOME
 """
+# What an older prweekly wrote: replaced by the above (the storage's files stay the same)
+OLDER_INSTANCE_YAML = INSTANCE_YAML.split("# Dagster's SQLite")[0]
 
 
 def prepare_dagster_home(settings: Settings) -> str:
@@ -38,8 +46,9 @@ def prepare_dagster_home(settings: Settings) -> str:
     home = settings.dagster_home
     home.mkdir(parents=True, exist_ok=True)
     config = home / "dagster.yaml"
-    if not config.exists():
-        config.write_text(INSTANCE_YAML, encoding="utf-8")
+    if not config.exists() or config.read_text(encoding="utf-8") == OLDER_INSTANCE_YAML:
+        write_bytes(config, INSTANCE_YAML.encode("utf-8"))
+    enable_batches()
     os.environ["DAGSTER_HOME"] = str(home)
     return str(home)
 

@@ -93,14 +93,13 @@ def build_model_asset(project: Project, model: Model) -> dg.AssetsDefinition:
         # all of them are noted, so the later weeks this refreshes are published too
         # repositories whose weeks reach as far run together: one pass of the model for all
         scopes = (
-            together([rebuild_scope(s, settings.lake_dir, history_weeks()) for s in run_scopes])
+            together(_rebuild_scopes(context.run_id, settings.lake_dir, run_scopes))
             if incremental and not session.rebuild_all
             else [None]
         )
 
         def before_write(relation: str, kind: str, written: Scope | None) -> None:
-            for one in RunScope.each_of(written) if written else [None]:
-                session.note(relation, kind, one)
+            session.note_all(relation, kind, RunScope.each_of(written) if written else [None])
 
         modes = []
         for scope in scopes:
@@ -135,6 +134,21 @@ def build_model_asset(project: Project, model: Model) -> dg.AssetsDefinition:
         )
 
     return _model_asset
+
+
+_REBUILT: dict[tuple[str, RunScope], RunScope] = {}
+
+
+def _rebuild_scopes(run_id: str, lake_dir, scopes: list[RunScope]) -> list[RunScope]:
+    """Each run scope's rebuild scope, worked out once per run: the extract has written the
+    lake by the first model, and every model of the run reads it the same (listing every
+    repository's week files for each model took seconds at a hundred repositories)."""
+    if any(key[0] != run_id for key in _REBUILT):
+        _REBUILT.clear()
+    for scope in scopes:
+        if (run_id, scope) not in _REBUILT:
+            _REBUILT[(run_id, scope)] = rebuild_scope(scope, lake_dir, history_weeks())
+    return [_REBUILT[(run_id, scope)] for scope in scopes]
 
 
 def _in_run(partition: tuple, scopes: list[RunScope]) -> bool:

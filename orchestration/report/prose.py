@@ -7,9 +7,20 @@ lay these sentences out (render.py).
 
 from __future__ import annotations
 
+import re
+from functools import lru_cache
+from string import Formatter
+
 from orchestration.report import evidence
 from orchestration.report.translator import Translator
 from orchestration.report.view import MAX_AREA_PRS, ReportView
+
+
+@lru_cache(maxsize=512)
+def _fields(template: str) -> frozenset[str]:
+    """The names a `str.format` template fills (`{x.y}` and `{x[0]}` fill `x`)."""
+    fields = (field for _, field, _, _ in Formatter().parse(template) if field)
+    return frozenset(re.split(r"[.\[]", field, maxsplit=1)[0] for field in fields)
 
 
 class ReportText(Translator):
@@ -41,16 +52,19 @@ class ReportText(Translator):
             key=lambda kv: (-kv[1], kv[0]),
         )
         claims = pr.get("impact_claims") or []
+        # each worded only where a factor's name uses it: a report words thousands of factors
+        values = {
+            "lines": lambda: self.n("n_lines", pr["additions"] + pr["deletions"]),
+            "areas": lambda: self.n("n_areas", len(pr.get("areas") or [])),
+            "files": lambda: self.n("n_files", pr["changed_files"]),
+            "type_label": lambda: self.type_label(pr["change_type"]),
+            "severity": lambda: evidence.quote(self, pr.get("severity_word") or ""),
+            "figure": lambda: claims[0]["figure"] if claims else "",
+        }
         for name, points in scored:
-            label = self.fill(
-                names.get(name, name),
-                lines=self.n("n_lines", pr["additions"] + pr["deletions"]),
-                areas=self.n("n_areas", len(pr.get("areas") or [])),
-                files=self.n("n_files", pr["changed_files"]),
-                type_label=self.type_label(pr["change_type"]),
-                severity=evidence.quote(self, pr.get("severity_word") or ""),
-                figure=claims[0]["figure"] if claims else "",
-            )
+            template = names.get(name, name)
+            used = _fields(template)
+            label = self.fill(template, **{k: v() for k, v in values.items() if k in used})
             key = "factor" if points > 0 else "factor_negative"
             parts.append(self(key, label=label, points=self.num(abs(points), 1)))
         return self.join(parts)

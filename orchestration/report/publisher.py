@@ -69,7 +69,13 @@ class ReportPublisher:
 
     def save(self, say: Callable[[str], None]) -> int:
         """Store the run's new editions in the warehouse; how many there were."""
-        editions = self.new_editions()
-        if editions:
-            write_both(self.settings, lambda conn: save_editions(conn, editions), say)
-        return len(editions)
+        return save_new_editions(self.settings, self.new_editions(), say)
+
+
+def save_new_editions(
+    settings: Settings, editions: list[Edition], say: Callable[[str], None]
+) -> int:
+    """Store a run's new editions (of one or several publishers) in the warehouse."""
+    if editions:
+        write_both(settings, lambda conn: save_editions(conn, editions), say)
+    return len(editions)

@@ -9,6 +9,7 @@ reproducible.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from orchestration.control_chars import strip_unsafe
 
@@ -174,6 +175,7 @@ def _capitalised(text: str) -> str:
     return text[:1].upper() + text[1:] if first.isalpha() and first.islower() else text
 
 
+@lru_cache(maxsize=4096)  # a report asks it of each PR in every language and format
 def what_it_does(body: str | None) -> str:
     """The first meaningful paragraph of a PR description, as one line ('' when none)."""
     return _capitalised(_first_paragraph(body))

@@ -1,0 +1,125 @@
+"""A deployment's home on a Monday morning, for `bench/monday_run.py`: a year in the lake and
+the warehouse, the repositories registered, and GitHub's nodes of the weeks still to read.
+
+The lake and the warehouse come from `bench/scale.py`'s generator and are kept under
+`bench/.work/` (the same files `python -m bench.monday` uses); each run gets a fresh home
+whose lake files are hard links (the extract replaces a week file by renaming a new one over
+it, so the kept lake is never written through a link).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+
+from bench.scale import WORK_DIR, ensure_lake, step_build
+
+
+def _iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _login(name: str | None) -> dict | None:
+    return None if name is None else {"login": name}
+
+
+def row_to_node(row: dict) -> dict:
+    """A lake row as the GitHub GraphQL `PullRequest` node it would be read from."""
+    files, labels = row["files"], row["labels"]
+    reviews, threads = row["reviews"], row["review_threads"]
+    return {
+        "number": row["number"],
+        "title": row["title"],
+        "body": row["body"],
+        "url": row["url"],
+        "state": "MERGED",
+        "isDraft": row["is_draft"],
+        "baseRefName": row["base_ref"],
+        "createdAt": _iso(row["created_at"]),
+        "mergedAt": _iso(row["merged_at"]),
+        "author": _login(row["author"]),
+        "mergedBy": _login(row["merged_by"]),
+        "additions": row["additions"],
+        "deletions": row["deletions"],
+        "changedFiles": row["changed_files"],
+        "mergeCommit": {"oid": row["merge_commit"]},
+        "comments": {"totalCount": row["comments_count"]},
+        "files": {
+            "totalCount": len(files),
+            "nodes": [
+                {
+                    "path": f["path"],
+                    "additions": f["additions"],
+                    "deletions": f["deletions"],
+                    "changeType": f["change_type"],
+                }
+                for f in files
+            ],
+        },
+        "labels": {"totalCount": len(labels), "nodes": [{"name": n} for n in labels]},
+        "reviews": {
+            "totalCount": len(reviews),
+            "nodes": [
+                {
+                    "state": r["state"],
+                    "author": _login(r["author"]),
+                    "submittedAt": _iso(r["submitted_at"]),
+                }
+                for r in reviews
+            ],
+        },
+        "reviewThreads": {
+            "totalCount": len(threads),
+            "nodes": [
+                {
+                    "isResolved": t["is_resolved"],
+                    "isOutdated": t["is_outdated"],
+                    "path": t["path"],
+                    "comments": {"nodes": [{"author": _login(t["author"]), "body": t["body"]}]},
+                }
+                for t in threads
+            ],
+        },
+    }
+
+
+def github_nodes(repos: list[str], first: int, weeks: int, prs: int, seed: int = 8) -> list[dict]:
+    """The nodes of weeks `first`..`first + weeks - 1` of every repository: the same PRs the
+    generator writes to the lake for those weeks (it is seeded per repository)."""
+    from bench.generate import _Repo, week_of
+
+    nodes = []
+    for name in repos:
+        state = _Repo(name, seed)
+        for index in range(first + weeks):
+            rows = [state.pull_request(week_of(index)) for _ in range(prs)]
+            if index >= first:
+                nodes += [row_to_node(row) for row in rows]
+    return nodes
+
+
+def base_home(repos: int, history: int, prs: int, log=print) -> tuple[Path, Path]:
+    """The kept lake (`repos` × `history` weeks × `prs` PRs, compacted) and a warehouse of
+    every model over it, made on first use."""
+    home, generated, _ = ensure_lake(repos, history, prs, log)
+    warehouse = WORK_DIR / f"monday-{repos}x{history}x{prs}.duckdb"
+    if not warehouse.exists():
+        log(f"building every model over {generated['prs']:,} PRs ...")
+        step_build(home, warehouse)
+    return home / "lake", warehouse
+
+
+def fresh_home(name: str, repos: list[str], lake: Path, warehouse: Path) -> Path:
+    """A new `PRWEEKLY_HOME`: the kept lake (linked), a copy of the warehouse, the repositories
+    registered with the default source (GitHub), and no Dagster history yet."""
+    from orchestration.repositories import Repository, save_repositories
+
+    home = WORK_DIR / f"monday-run-{name}"
+    shutil.rmtree(home, ignore_errors=True)
+    home.mkdir(parents=True)
+    shutil.copytree(lake, home / "lake", copy_function=os.link)
+    shutil.copyfile(warehouse, home / "warehouse.duckdb")
+    save_repositories(home, [Repository(r) for r in repos])
+    return home

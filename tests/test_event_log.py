@@ -1,0 +1,117 @@
+"""prweekly's Dagster instance stores a step's events for many partitions in one batch, and
+what it stores is what Dagster's own SQLite event log stores one event at a time."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from orchestration.config import load_settings
+from orchestration.event_log import BatchingSqliteEventLogStorage
+from orchestration.instance import INSTANCE_YAML, OLDER_INSTANCE_YAML, get_instance
+
+PARTITIONS = dg.StaticPartitionsDefinition([f"p{i:02d}" for i in range(12)])
+SINGLE_RUN = dg.BackfillPolicy.single_run()
+MATERIALIZATION = dg.DagsterEventType.ASSET_MATERIALIZATION
+PLANNED = dg.DagsterEventType.ASSET_MATERIALIZATION_PLANNED
+
+
+@dg.asset(partitions_def=PARTITIONS, backfill_policy=SINGLE_RUN)
+def upstream() -> dg.MaterializeResult:
+    return dg.MaterializeResult(metadata={"rows": 3})
+
+
+@dg.asset(partitions_def=PARTITIONS, backfill_policy=SINGLE_RUN, deps=[upstream])
+def downstream() -> dg.MaterializeResult:
+    return dg.MaterializeResult(metadata={"rows": 4})
+
+
+def _run(instance: dg.DagsterInstance) -> str:
+    job = dg.Definitions(assets=[upstream, downstream]).resolve_implicit_global_asset_job_def()
+    result = job.execute_in_process(
+        instance=instance,
+        tags={
+            "dagster/asset_partition_range_start": "p00",
+            "dagster/asset_partition_range_end": "p11",
+        },
+    )
+    assert result.success
+    return result.run_id
+
+
+def _stored(instance: dg.DagsterInstance, run_id: str) -> dict:
+    """What the UI and the freshness check read back: per asset, its partitions, their tags
+    and metadata, and the asset's latest record."""
+    out = {}
+    for key in (dg.AssetKey("upstream"), dg.AssetKey("downstream")):
+        records = instance.fetch_materializations(key, limit=100).records
+        out[key.to_user_string()] = {
+            "partitions": sorted(instance.get_materialized_partitions(key)),
+            "events": sorted(
+                (
+                    r.partition_key,
+                    r.asset_materialization.metadata["rows"].value,
+                    tuple(sorted(k for k in r.asset_materialization.tags)),
+                )
+                for r in records
+            ),
+            "latest": instance.get_latest_materialization_event(key).dagster_event.partition,
+            "planned": sum(
+                1
+                for e in instance.all_logs(run_id, of_type=PLANNED)
+                if e.dagster_event.asset_key == key
+            ),
+            "last_run_is_this_one": instance.get_asset_records([key])[0].asset_entry.last_run_id
+            == run_id,
+            "in_run_log": sum(
+                1
+                for e in instance.all_logs(run_id, of_type=MATERIALIZATION)
+                if e.dagster_event.asset_key == key
+            ),
+        }
+    return out
+
+
+def test_a_range_run_stores_the_same_events_as_dagsters_own_sqlite_log(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    instance = get_instance(load_settings())
+    assert isinstance(instance.event_log_storage, BatchingSqliteEventLogStorage)
+    batches = []
+    store_batch = BatchingSqliteEventLogStorage.store_event_batch
+    monkeypatch.setattr(
+        BatchingSqliteEventLogStorage,
+        "store_event_batch",
+        lambda self, events: (
+            batches.append({e.dagster_event_type.value for e in events})
+            or batches.append(len(events))
+            or store_batch(self, events)
+        ),
+    )
+    ours = _stored(instance, _run(instance))
+    materialized = [
+        n
+        for kinds, n in zip(batches[::2], batches[1::2], strict=True)
+        if kinds == {"ASSET_MATERIALIZATION"}
+    ]
+    assert materialized == [12, 12]  # each step's twelve partitions in one write
+    assert {"ASSET_MATERIALIZATION_PLANNED"} in batches  # the run's plan, when it starts
+    (tmp_path / "plain").mkdir()
+    with dg.instance_for_test(temp_dir=str(tmp_path / "plain")) as plain:
+        assert type(plain.event_log_storage).__name__ == "SqliteEventLogStorage"
+        theirs = _stored(plain, _run(plain))
+    assert ours == theirs
+    assert ours["downstream"]["partitions"] == [f"p{i:02d}" for i in range(12)]
+    assert ours["downstream"]["in_run_log"] == 12
+    assert ours["downstream"]["planned"] >= 1 and ours["downstream"]["last_run_is_this_one"]
+
+
+def test_an_instance_an_older_prweekly_made_gets_the_batching_log(home: Path) -> None:
+    settings = load_settings()
+    settings.dagster_home.mkdir(parents=True)
+    (settings.dagster_home / "dagster.yaml").write_text(OLDER_INSTANCE_YAML, encoding="utf-8")
+    instance = get_instance(settings)
+    assert isinstance(instance.event_log_storage, BatchingSqliteEventLogStorage)
+    assert (settings.dagster_home / "dagster.yaml").read_text(encoding="utf-8") == INSTANCE_YAML
