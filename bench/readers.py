@@ -85,14 +85,15 @@ class TimedReader(threading.Thread):
         self.stop = threading.Event()
         self.reads = 0
         self.longest_wait = 0.0
+        self.error: str | None = None  # the last failed read's, named if no read succeeds
 
     def run(self) -> None:
         while not self.stop.is_set():
             began = time.monotonic()
             try:
                 waited = self.read()
-            except Exception:  # nothing to read yet (no warehouse, no marts): not a read
-                waited = None
+            except Exception as error:  # nothing to read yet (no warehouse, no marts)
+                waited, self.error = None, f"{type(error).__name__}: {error}"
             if waited is not None:
                 self.reads += 1
                 self.longest_wait = max(self.longest_wait, waited)
@@ -129,7 +130,8 @@ def ui_read(home: Path):
 
         if not (home / "dagster" / ".initialised").exists():
             return None
-        if not instance:
+        if not instance:  # as `prweekly ui` opens it: DAGSTER_HOME names the folder
+            os.environ["DAGSTER_HOME"] = str(home / "dagster")
             instance["it"] = dg.DagsterInstance.from_config(str(home / "dagster"))
         asked = time.monotonic()
         instance["it"].get_runs(limit=20)
@@ -159,6 +161,9 @@ def _build(home: Path, dataset: Path, first: str, last: str) -> dict:
     for thread in (reader, *others.values()):
         thread.stop.set()
         thread.join()
+    for name, thread in others.items():  # a reader that never read measured nothing
+        if not thread.reads:
+            sys.exit(f"the {name} reader never read during the build: {thread.error}")
     not_models = {"raw_pull_requests", "published_warehouse", "weekly_report"}
     steps = {name: float(s) for name, s in _STEP.findall(done.stderr) if name not in not_models}
     slowest = max(steps, key=steps.get)
