@@ -15,6 +15,7 @@ from orchestration.models.scope import Scope
 from orchestration.partitions import scopes_of, weekly_partitions
 from orchestration.resources import PrweeklyResource
 from orchestration.run_scope import RunScope, together
+from orchestration.warehouse import relation_exists
 
 WAREHOUSE_POOL = "duckdb_warehouse"
 
@@ -93,7 +94,7 @@ def build_model_asset(project: Project, model: Model) -> dg.AssetsDefinition:
         # all of them are noted, so the later weeks this refreshes are published too
         # repositories whose weeks reach as far run together: one pass of the model for all
         scopes = (
-            together(_rebuild_scopes(context.run_id, settings.lake_dir, run_scopes))
+            together(_rebuild_scopes(context.run_id, settings.lake_dir, run_scopes, conn, project))
             if incremental and not session.rebuild_all
             else [None]
         )
@@ -137,17 +138,41 @@ def build_model_asset(project: Project, model: Model) -> dg.AssetsDefinition:
 
 
 _REBUILT: dict[tuple[str, RunScope], RunScope] = {}
+# the model listing every extracted week the models have seen (sql/staging)
+MODELLED_WEEKS = "stg_weekly_partitions"
 
 
-def _rebuild_scopes(run_id: str, lake_dir, scopes: list[RunScope]) -> list[RunScope]:
-    """Each run scope's rebuild scope, worked out once per run: the extract has written the
-    lake by the first model, and every model of the run reads it the same (listing every
-    repository's week files for each model took seconds at a hundred repositories)."""
+def _modelled_weeks(conn, project: Project, repos: list[str]) -> dict[str, set]:
+    """The weeks of `repos` the working copy's models already hold: a failed build's weeks are
+    put back as published before its next run (build_session), so these are whole builds."""
+    relation = project.models[MODELLED_WEEKS].relation
+    if not relation_exists(conn, relation):
+        return {}
+    rows = conn.execute(
+        f"select repo, week_start from {relation} where repo in (select unnest(?))", [repos]
+    ).fetchall()
+    weeks: dict[str, set] = {}
+    for repo, week in rows:
+        weeks.setdefault(repo, set()).add(week)
+    return weeks
+
+
+def _rebuild_scopes(
+    run_id: str, lake_dir, scopes: list[RunScope], conn, project: Project
+) -> list[RunScope]:
+    """Each run scope's rebuild scope, worked out once per run, by its first model (before
+    any model writes): the extract has written the lake by then, and every model of the run
+    reads it the same (listing every repository's week files for each model took seconds at a
+    hundred repositories)."""
     if any(key[0] != run_id for key in _REBUILT):
         _REBUILT.clear()
-    for scope in scopes:
-        if (run_id, scope) not in _REBUILT:
-            _REBUILT[(run_id, scope)] = rebuild_scope(scope, lake_dir, history_weeks())
+    missing = [scope for scope in scopes if (run_id, scope) not in _REBUILT]
+    if missing:
+        modelled = _modelled_weeks(conn, project, [scope.repo for scope in missing])
+        for scope in missing:
+            _REBUILT[(run_id, scope)] = rebuild_scope(
+                scope, lake_dir, history_weeks(), modelled.get(scope.repo, set())
+            )
     return [_REBUILT[(run_id, scope)] for scope in scopes]
 
 
