@@ -9,6 +9,7 @@ from orchestration.history import history_weeks, rebuild_scope
 from orchestration.lake_sources import lake_sources
 from orchestration.models.build import WHOLE, build
 from orchestration.models.checks import FAILURES, CheckOutcome, record_failures, run_checks
+from orchestration.models.link_reach import link_reach
 from orchestration.models.project import Model, Project
 from orchestration.models.run import written_scope
 from orchestration.models.scope import Scope
@@ -98,6 +99,11 @@ def build_model_asset(project: Project, model: Model) -> dg.AssetsDefinition:
             if incremental and not session.rebuild_all
             else [None]
         )
+        # a model with a lookback rebuilds, before those weeks, only as far back as the PRs
+        # their links name (worked out before the links model writes)
+        reaching = bool(model.lookback) and scopes != [None]
+        if reaching:
+            scopes = [_reached(context.run_id, conn, project, scope) for scope in scopes]
 
         def before_write(relation: str, kind: str, written: Scope | None) -> None:
             session.note_all(relation, kind, RunScope.each_of(written) if written else [None])
@@ -112,6 +118,7 @@ def build_model_asset(project: Project, model: Model) -> dg.AssetsDefinition:
                 sources=lake_sources(settings.lake_dir, settings.home),
                 before_write=before_write,
                 log=context.log.warning,
+                lookback=not reaching,
             )
             for name in built.seeds_loaded:
                 context.log.info(f"loaded seed {name}")
@@ -120,7 +127,7 @@ def build_model_asset(project: Project, model: Model) -> dg.AssetsDefinition:
         checked = (
             None
             if modes != ["incremental"] * len(modes)
-            else [written_scope(project, model, s) for s in scopes]
+            else [written_scope(project, model, s, lookback=not reaching) for s in scopes]
         )
         outcomes = run_checks(conn, project, model, checked)
         session.note(FAILURES, WHOLE)
@@ -174,6 +181,23 @@ def _rebuild_scopes(
                 scope, lake_dir, history_weeks(), modelled.get(scope.repo, set())
             )
     return [_REBUILT[(run_id, scope)] for scope in scopes]
+
+
+_REACHED: dict[tuple, Scope] = {}
+
+
+def _reached(run_id: str, conn, project: Project, scope: Scope) -> Scope:
+    """`scope` reaching back to the first earlier week holding a PR its PRs link to, worked
+    out once per run, by the first model with a lookback."""
+    if any(key[0] != run_id for key in _REACHED):
+        _REACHED.clear()
+    key = (run_id, scope.values["repo"], scope.ranges["week_start"])
+    if key not in _REACHED:
+        first, last = scope.ranges["week_start"]
+        reach = link_reach(conn, project, scope)
+        weeks = (min(first, reach) if reach else first, last)
+        _REACHED[key] = Scope(dict(scope.values), {**scope.ranges, "week_start": weeks})
+    return _REACHED[key]
 
 
 def _in_run(partition: tuple, scopes: list[RunScope]) -> bool:
