@@ -82,3 +82,34 @@ def test_adding_a_week_leaves_every_mart_as_a_build_of_all_weeks(
     assert {"fct_pull_requests", "fct_weekly_risks", "fct_weekly_summary"} <= set(weekly)
     for table, rows in whole.items():
         assert weekly[table] == rows, table
+
+
+def test_a_rewritten_week_drops_the_links_it_no_longer_makes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("PRWEEKLY_SOURCE", "GITHUB_TOKEN", "DAGSTER_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    before = write_dataset(tmp_path / "before.jsonl", nodes())
+    # #8 was retitled and no longer reverts #1 when the week is read again
+    edited = [
+        {**node, "title": "[engine] feat: thrust model v2", "body": ""}
+        if node["number"] == 8
+        else node
+        for node in nodes()
+    ]
+    after = write_dataset(tmp_path / "after.jsonl", edited)
+
+    monkeypatch.setenv("PRWEEKLY_HOME", str(tmp_path / "weekly"))
+    build("acme/crafted", "2026-W02", "2026-W09", before)
+    build("acme/crafted", "2026-W09", "2026-W09", after)
+    weekly = marts(tmp_path / "weekly")
+
+    monkeypatch.setenv("PRWEEKLY_HOME", str(tmp_path / "whole"))
+    build("acme/crafted", "2026-W02", "2026-W09", after)
+    whole = marts(tmp_path / "whole")
+
+    assert query(
+        tmp_path / "weekly", "select reverted_by from marts.fct_pull_requests where number = 1"
+    ) == [([],)]
+    for table, rows in whole.items():
+        assert weekly[table] == rows, table
