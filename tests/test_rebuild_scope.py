@@ -1,6 +1,7 @@
 """A weekly build that adds a week leaves every mart as one build of all the weeks would.
 
-The added week reverts and follows up PRs several weeks older (by number, by quoted title, by
+The added week's extract also reads the weeks between (history the models have not seen);
+the week reverts and follows up PRs several weeks older (by number, by quoted title, by
 merge commit), names an old PR too long ago to be a follow-up, and holds a PR that links to
 nothing: whatever the models rebuild before the new week, the earlier PRs' rows must change
 exactly as in a build from scratch.
@@ -63,7 +64,8 @@ def test_adding_a_week_leaves_every_mart_as_a_build_of_all_weeks(
     dataset = write_dataset(tmp_path / "links.jsonl", nodes())
 
     monkeypatch.setenv("PRWEEKLY_HOME", str(tmp_path / "weekly"))
-    build("acme/crafted", "2026-W02", "2026-W08", dataset)
+    build("acme/crafted", "2026-W02", "2026-W05", dataset)
+    # W06..W08 are history this build's extract adds; W02..W05 the models already hold
     build("acme/crafted", "2026-W09", "2026-W09", dataset)
     weekly = marts(tmp_path / "weekly")
 
