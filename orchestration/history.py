@@ -15,6 +15,7 @@ and, through reverts and follow-ups, of weeks before them: the models rebuild th
 from __future__ import annotations
 
 import csv
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from functools import cache
@@ -127,14 +128,18 @@ def write_origin(lake_dir: Location, repo: str, origin: date, source: str) -> Lo
     return target
 
 
-def rebuild_scope(scope: RunScope, lake_dir: Location, lookback: int) -> RunScope:
-    """The weeks the models rebuild for a run's weeks: `lookback` weeks before them (the
-    history the extract may just have added) through the repository's last extracted week
-    (later weeks whose trends, hotspots and first-time authors depend on these). A weekly run
-    of the latest week has no later weeks; models with a `lookback` reach further back."""
+def rebuild_scope(
+    scope: RunScope, lake_dir: Location, lookback: int, modelled: Collection[date] | None = None
+) -> RunScope:
+    """The weeks the models rebuild for a run's weeks: from the first of the `lookback` weeks
+    before them that the extract may just have added (every one, unless the weeks already
+    `modelled` are known: then those the lake holds and the models have not seen) through the
+    repository's last extracted week (later weeks whose trends, hotspots and first-time authors
+    depend on these). A weekly run of the latest week has no later weeks. Models with a
+    `lookback` (those whose earlier rows a revert or a follow-up changes) reach further back."""
     extracted = list_week_files(lake_dir, scope.repo).weeks.get(repo_slug(scope.repo), {})
-    return RunScope(
-        scope.repo,
-        max(scope.start_week - timedelta(weeks=lookback), FIRST_WEEK),
-        max([scope.end_week, *extracted]),
-    )
+    first = max(scope.start_week - timedelta(weeks=lookback), FIRST_WEEK)
+    if modelled is not None:
+        added = [w for w in extracted if first <= w < scope.start_week and w not in modelled]
+        first = min([scope.start_week, *added])
+    return RunScope(scope.repo, first, max([scope.end_week, *extracted]))

@@ -259,6 +259,8 @@ def test_every_value_reaches_sql_as_a_parameter() -> None:
         "TABLE",
         "COLUMNS",
         "marks",
+        # the rebuild's reach: the link columns' names, a constant expression
+        "NAMED",
     }
     spliced = []
     for path in sorted((PROJECT_DIR / "orchestration").rglob("*.py")):

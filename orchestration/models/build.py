@@ -48,9 +48,11 @@ def build(
     sources: SourceHooks | None = None,
     before_write: BeforeWrite = _nothing,
     log: Say | None = None,
+    lookback: bool = True,
 ) -> BuildResult:
     """Build the `select`ed models (every model when None) for `scope` (all partitions
-    when None)."""
+    when None); `lookback=False`: the scope already holds the earlier weeks a model's
+    `lookback` could change."""
     chosen = set(project.order if select is None else select)
     models = [project.models[name] for name in project.order if name in chosen]
     result = BuildResult()
@@ -61,7 +63,7 @@ def build(
         result.seeds_loaded = load_seeds(conn, project, stale)
     for model in models:
         model_scope = scope if model.materialized == "incremental" else None
-        written = written_scope(project, model, model_scope)
+        written = written_scope(project, model, model_scope, lookback=lookback)
         kind = WEEKS if written else (WHOLE if model.materialized == "table" else REBUILT)
         before_write(model.relation, kind, written)
         started = time.perf_counter()
@@ -72,6 +74,7 @@ def build(
             scope=model_scope,
             sources=sources,
             log=log,
+            lookback=lookback,
             before_write=lambda relation: before_write(relation, WHOLE, None),
         )
         if written and mode == "full":  # its columns changed: rebuilt from its sources

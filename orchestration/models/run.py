@@ -26,10 +26,13 @@ def _columns(conn: duckdb.DuckDBPyConnection, relation: str) -> list[tuple[str, 
     return [(r[0], r[1]) for r in conn.execute(f"describe {relation}").fetchall()]
 
 
-def written_scope(project: Project, model: Model, scope: Scope | None) -> Scope | None:
+def written_scope(
+    project: Project, model: Model, scope: Scope | None, *, lookback: bool = True
+) -> Scope | None:
     """The partitions an incremental run of `model` replaces: the scope's, and `lookback`
-    steps of its ranged key before them."""
-    if scope is None or not model.lookback:
+    steps of its ranged key before them (unless the caller's scope already holds the earlier
+    partitions that can change, `lookback=False`)."""
+    if scope is None or not model.lookback or not lookback:
         return scope
     return scope.extended(project.partitions, model.lookback)
 
@@ -44,6 +47,7 @@ def materialize(
     variables: dict[str, Any] | None = None,
     log: Say | None = None,
     before_write: Any = None,
+    lookback: bool = True,
 ) -> str:
     """Build `model`; for an incremental model, replace only the scope's partitions.
 
@@ -54,7 +58,7 @@ def materialize(
     for an earlier partition can depend on later ones (a revert, a follow-up fix), so a
     one-week run must also refresh the weeks those later rows can point back to.
     """
-    scope = written_scope(project, model, scope)
+    scope = written_scope(project, model, scope, lookback=lookback)
     variables = {**(variables or {}), **(scope.variables(project.partitions) if scope else {})}
     relation = model.relation
     # No model relies on the order of rows in a table (every order is an explicit `order by`),
