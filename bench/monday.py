@@ -21,7 +21,7 @@ import json
 import shutil
 import time
 
-from bench.scale import WORK_DIR, ensure_lake, step_build
+from bench.scale import WORK_DIR, build_planned, ensure_lake, step_build
 
 
 def _incremental(project) -> list[str]:
@@ -38,11 +38,9 @@ def _rows(conn, repos: list[str]) -> list[tuple]:
 def run(repos: int, weeks: int, history: int, prs: int, sample: int, log=print) -> dict:
     from bench.generate import generate_repo, repo_names, week_of
     from orchestration.config import SQL_DIR
-    from orchestration.history import history_weeks, rebuild_scope
     from orchestration.lake_sources import lake_sources
-    from orchestration.models.build import build
     from orchestration.models.project import load_project
-    from orchestration.run_scope import RunScope, together
+    from orchestration.run_scope import RunScope
     from orchestration.warehouse import connect
 
     home, generated, _ = ensure_lake(repos, history, prs, log)
@@ -61,7 +59,7 @@ def run(repos: int, weeks: int, history: int, prs: int, sample: int, log=print) 
         generate_repo(lake, name, weeks, prs, 8, first_week=history)
     log(f"wrote {weeks} new week(s) of {repos} repositories: {time.perf_counter() - began:.1f} s")
     first, last = week_of(history), week_of(history + weeks - 1)
-    scopes = [rebuild_scope(RunScope(n, first, last), lake, history_weeks()) for n in names]
+    run_scopes = [RunScope(n, first, last) for n in names]
     project = load_project(SQL_DIR)
     select = _incremental(project)
     sources = lake_sources(lake, work)
@@ -71,16 +69,13 @@ def run(repos: int, weeks: int, history: int, prs: int, sample: int, log=print) 
     shutil.copy(base, per_repo)
     with connect(one_pass) as conn:
         began = time.perf_counter()
-        slowest: dict[str, float] = {}
-        for scope in together(scopes):
-            built = build(conn, project, scope, select=select, sources=sources)
-            slowest.update(built.seconds)
+        slowest = build_planned(conn, project, lake, run_scopes, select, sources)
         one_seconds = time.perf_counter() - began
         together_rows = _rows(conn, names[:sample])
     with connect(per_repo) as conn:
         began = time.perf_counter()
-        for scope in scopes[:sample]:
-            build(conn, project, scope.partitions(), select=select, sources=sources)
+        for scope in run_scopes[:sample]:
+            build_planned(conn, project, lake, [scope], select, sources)
         sample_seconds = time.perf_counter() - began
         alone_rows = _rows(conn, names[:sample])
     assert together_rows == alone_rows, "one pass and per-repository runs disagree"

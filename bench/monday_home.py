@@ -111,6 +111,18 @@ def base_home(repos: int, history: int, prs: int, log=print) -> tuple[Path, Path
     return home / "lake", warehouse
 
 
+def _record_modelled(warehouse: Path) -> None:
+    """The weeks every model holds, as a year of weekly runs would have recorded them (the
+    kept warehouse was built in one pass, outside Dagster)."""
+    from orchestration.config import SQL_DIR
+    from orchestration.modelled_weeks import record_every_week
+    from orchestration.models.project import load_project
+    from orchestration.warehouse import connect
+
+    with connect(warehouse) as conn:
+        record_every_week(conn, load_project(SQL_DIR))
+
+
 def fresh_home(name: str, repos: list[str], lake: Path, warehouse: Path) -> Path:
     """A new `PRWEEKLY_HOME`: the kept lake (linked), a copy of the warehouse, the repositories
     registered with the default source (GitHub), and no Dagster history yet."""
@@ -121,5 +133,6 @@ def fresh_home(name: str, repos: list[str], lake: Path, warehouse: Path) -> Path
     home.mkdir(parents=True)
     shutil.copytree(lake, home / "lake", copy_function=os.link)
     shutil.copyfile(warehouse, home / "warehouse.duckdb")
+    _record_modelled(home / "warehouse.duckdb")
     save_repositories(home, [Repository(r) for r in repos])
     return home

@@ -109,13 +109,33 @@ def step_build(home: Path, warehouse: Path, week_files: bool = False) -> dict:
     }
 
 
+def build_planned(conn, project, lake: Path, run_scopes: list, select: list[str], sources) -> dict:
+    """The `select`ed models for `run_scopes` as a Dagster run builds them (rebuild_plan);
+    each model's seconds."""
+    from orchestration.modelled_weeks import record_every_week
+    from orchestration.models.build import build
+    from orchestration.rebuild_plan import RebuildPlan
+    from orchestration.warehouse import relation_exists
+
+    if not relation_exists(conn, "runs.modelled_weeks"):  # a warehouse made by step_build
+        record_every_week(conn, project)
+    plan = RebuildPlan(conn, project, lake, run_scopes)
+    seconds: dict[str, float] = {}
+    for name in select:
+        model = project.models[name]
+        for scope in plan.scopes(conn, model):
+            built = build(conn, project, scope, select=[name], sources=sources, lookback=False)
+            seconds[name] = seconds.get(name, 0.0) + built.seconds[name]
+        plan.record(conn, model)
+    return seconds
+
+
 def step_add_week(home: Path, warehouse: Path, repo: str, week_index: int) -> dict:
-    """Write one more week of `repo` and materialise every incremental model for it."""
+    """Write one more week of `repo` and materialise every incremental model for it, as a
+    Dagster run does (the week, the history no model has built, any later week extracted)."""
     from bench.generate import generate_repo, week_of
     from orchestration.config import SQL_DIR
-    from orchestration.history import history_weeks, rebuild_scope
     from orchestration.lake_sources import lake_sources
-    from orchestration.models.build import build
     from orchestration.models.project import load_project
     from orchestration.run_scope import RunScope
     from orchestration.warehouse import connect
@@ -125,18 +145,16 @@ def step_add_week(home: Path, warehouse: Path, repo: str, week_index: int) -> di
     began = time.perf_counter()
     generate_repo(home / "lake", repo, 1, 10, 8, first_week=week_index)
     lake_seconds = time.perf_counter() - began
-    # as a build does: the week, the history before it, and any later week extracted
-    scope = rebuild_scope(RunScope(repo, week, week), home / "lake", history_weeks())
     incremental = [n for n in project.order if project.models[n].materialized == "incremental"]
     with connect(warehouse) as conn:
-        built = build(
+        models = build_planned(
             conn,
             project,
-            scope.partitions(),
-            select=incremental,
-            sources=lake_sources(home / "lake", home),
+            home / "lake",
+            [RunScope(repo, week, week)],
+            incremental,
+            lake_sources(home / "lake", home),
         )
-        models, modes = built.seconds, set(built.modes.values())
         (prs,) = conn.execute(
             "select count(*) from marts.fct_pull_requests where repo = ? and week_start = ?",
             [repo, week],
@@ -144,7 +162,6 @@ def step_add_week(home: Path, warehouse: Path, repo: str, week_index: int) -> di
     return {
         "seconds": round(time.perf_counter() - began - lake_seconds, 3),
         "lake_write_seconds": round(lake_seconds, 3),
-        "built_as": sorted(modes),
         "prs": prs,
         "models": models,
         "peak_mib": _peak_mib(),

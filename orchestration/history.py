@@ -128,16 +128,27 @@ def write_origin(lake_dir: Location, repo: str, origin: date, source: str) -> Lo
     return target
 
 
+def extracted_weeks(lake_dir: Location, repo: str) -> list[date]:
+    """The weeks of `repo` the lake holds a file of."""
+    return sorted(list_week_files(lake_dir, repo).weeks.get(repo_slug(repo), {}))
+
+
 def rebuild_scope(
-    scope: RunScope, lake_dir: Location, lookback: int, modelled: Collection[date] | None = None
+    scope: RunScope,
+    lake_dir: Location,
+    lookback: int,
+    modelled: Collection[date] | None = None,
+    extracted: Collection[date] | None = None,
 ) -> RunScope:
     """The weeks the models rebuild for a run's weeks: from the first of the `lookback` weeks
     before them that the extract may just have added (every one, unless the weeks already
     `modelled` are known: then those the lake holds and the models have not seen) through the
     repository's last extracted week (later weeks whose trends, hotspots and first-time authors
     depend on these). A weekly run of the latest week has no later weeks. Models with a
-    `lookback` (those whose earlier rows a revert or a follow-up changes) reach further back."""
-    extracted = list_week_files(lake_dir, scope.repo).weeks.get(repo_slug(scope.repo), {})
+    `lookback` (those whose earlier rows a revert or a follow-up changes) reach further back.
+    `extracted`: the repository's week files, when already listed."""
+    if extracted is None:
+        extracted = extracted_weeks(lake_dir, scope.repo)
     first = max(scope.start_week - timedelta(weeks=lookback), FIRST_WEEK)
     if modelled is not None:
         added = [w for w in extracted if first <= w < scope.start_week and w not in modelled]

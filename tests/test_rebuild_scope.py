@@ -11,8 +11,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import duckdb
 import pytest
 
+from orchestration.config import load_settings
+from orchestration.dagster_run import register_repo
+from orchestration.partitions import partition_key
 from tests.test_facts_support import build, pr, query, write_dataset
 
 M = "MODIFIED"
@@ -113,5 +117,59 @@ def test_a_rewritten_week_drops_the_links_it_no_longer_makes(
     assert query(
         tmp_path / "weekly", "select reverted_by from marts.fct_pull_requests where number = 1"
     ) == [([],)]
+    for table, rows in whole.items():
+        assert weekly[table] == rows, table
+
+
+def materialize_only(repo: str, week: str, dataset: Path, assets: list[str]) -> None:
+    """A run of some assets only, as a selection launched from the Dagster UI."""
+    import dagster as dg
+
+    from orchestration.definitions import defs
+    from orchestration.weeks import parse_week
+
+    settings = load_settings()
+    instance = register_repo(settings, repo)
+    key = str(partition_key(repo, parse_week(week)))
+    result = defs.resolve_job_def("weekly_report_job").execute_in_process(
+        instance=instance,
+        asset_selection=[dg.AssetKey(name) for name in assets],
+        partition_key=key,
+        run_config={
+            "resources": {
+                "prweekly": {"config": {"home": str(settings.home), "source": f"file:{dataset}"}}
+            }
+        },
+    )
+    assert result.success
+
+
+def test_weeks_one_model_saw_alone_are_still_rebuilt_for_the_others(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A selection in the UI that builds the extract and `stg_weekly_partitions` alone must
+    not make the next build take the history it added as modelled by every model."""
+    for name in ("PRWEEKLY_SOURCE", "GITHUB_TOKEN", "DAGSTER_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    dataset = write_dataset(tmp_path / "links.jsonl", nodes())
+
+    monkeypatch.setenv("PRWEEKLY_HOME", str(tmp_path / "weekly"))
+    build("acme/crafted", "2026-W02", "2026-W05", dataset)
+    materialize_only(
+        "acme/crafted", "2026-W09", dataset, ["raw_pull_requests", "stg_weekly_partitions"]
+    )
+    seen = "select model, count(*) from runs.modelled_weeks group by model"
+    with duckdb.connect(str(tmp_path / "weekly" / "build" / "work.duckdb")) as conn:
+        seen_by = dict(conn.execute(seen).fetchall())
+    # W02..W05 by every model; the history before W09 and W09 itself by the selection only
+    assert seen_by["stg_weekly_partitions"] == 8
+    assert seen_by["fct_pull_requests"] == seen_by["int_weekly_history"] == 4
+    build("acme/crafted", "2026-W09", "2026-W09", dataset)
+    weekly = marts(tmp_path / "weekly")
+
+    monkeypatch.setenv("PRWEEKLY_HOME", str(tmp_path / "whole"))
+    build("acme/crafted", "2026-W02", "2026-W09", dataset)
+    whole = marts(tmp_path / "whole")
+
     for table, rows in whole.items():
         assert weekly[table] == rows, table

@@ -5,18 +5,17 @@ import time
 import dagster as dg
 
 from orchestration.build_session import session_for
-from orchestration.history import history_weeks, rebuild_scope
 from orchestration.lake_sources import lake_sources
-from orchestration.models.build import WHOLE, build
+from orchestration.modelled_weeks import LEDGER
+from orchestration.models.build import WEEKS, WHOLE, build
 from orchestration.models.checks import FAILURES, CheckOutcome, record_failures, run_checks
-from orchestration.models.link_reach import link_reach
 from orchestration.models.project import Model, Project
 from orchestration.models.run import written_scope
 from orchestration.models.scope import Scope
 from orchestration.partitions import scopes_of, weekly_partitions
+from orchestration.rebuild_plan import RebuildPlan
 from orchestration.resources import PrweeklyResource
-from orchestration.run_scope import RunScope, together
-from orchestration.warehouse import relation_exists
+from orchestration.run_scope import RunScope
 
 WAREHOUSE_POOL = "duckdb_warehouse"
 
@@ -91,19 +90,14 @@ def build_model_asset(project: Project, model: Model) -> dg.AssetsDefinition:
         session = session_for(settings, context.run_id, context.instance, context.log.info)
         conn = session.conn
         run_scopes = scopes_of(context)
-        # the run's weeks, the history before them and the later weeks that compare with them:
-        # all of them are noted, so the later weeks this refreshes are published too
-        # repositories whose weeks reach as far run together: one pass of the model for all
-        scopes = (
-            together(_rebuild_scopes(context.run_id, settings.lake_dir, run_scopes, conn, project))
-            if incremental and not session.rebuild_all
-            else [None]
-        )
-        # a model with a lookback rebuilds, before those weeks, only as far back as the PRs
-        # their links name (worked out before the links model writes)
-        reaching = bool(model.lookback) and scopes != [None]
-        if reaching:
-            scopes = [_reached(context.run_id, conn, project, scope) for scope in scopes]
+        # the run's weeks, the history before them no model has built and the later weeks
+        # that compare with them (rebuild_plan): all are noted, so all are published
+        # (incremental models read the lake the run's extract has written; a view may not)
+        planned = incremental and not session.rebuild_all
+        plan = _plan(context.run_id, conn, project, settings, run_scopes) if planned else None
+        scopes = plan.scopes(conn, model) if plan else [None]
+        # the weeks before a model's own that its lookback could change are in its scopes
+        reaching = planned and bool(model.lookback)
 
         def before_write(relation: str, kind: str, written: Scope | None) -> None:
             session.note_all(relation, kind, RunScope.each_of(written) if written else [None])
@@ -123,6 +117,9 @@ def build_model_asset(project: Project, model: Model) -> dg.AssetsDefinition:
             for name in built.seeds_loaded:
                 context.log.info(f"loaded seed {name}")
             modes.append(built.modes[model.name])
+        if plan:  # the weeks this model has now seen (a UI selection may skip others)
+            session.note_all(LEDGER, WEEKS, plan.rebuilt)
+            plan.record(conn, model)
         (rows,) = conn.execute(f"select count(*) from {model.relation}").fetchone()
         checked = (
             None
@@ -144,60 +141,15 @@ def build_model_asset(project: Project, model: Model) -> dg.AssetsDefinition:
     return _model_asset
 
 
-_REBUILT: dict[tuple[str, RunScope], RunScope] = {}
-# the model listing every extracted week the models have seen (sql/staging)
-MODELLED_WEEKS = "stg_weekly_partitions"
+_PLANS: dict[str, RebuildPlan] = {}
 
 
-def _modelled_weeks(conn, project: Project, repos: list[str]) -> dict[str, set]:
-    """The weeks of `repos` the working copy's models already hold: a failed build's weeks are
-    put back as published before its next run (build_session), so these are whole builds."""
-    relation = project.models[MODELLED_WEEKS].relation
-    if not relation_exists(conn, relation):
-        return {}
-    rows = conn.execute(
-        f"select repo, week_start from {relation} where repo in (select unnest(?))", [repos]
-    ).fetchall()
-    weeks: dict[str, set] = {}
-    for repo, week in rows:
-        weeks.setdefault(repo, set()).add(week)
-    return weeks
-
-
-def _rebuild_scopes(
-    run_id: str, lake_dir, scopes: list[RunScope], conn, project: Project
-) -> list[RunScope]:
-    """Each run scope's rebuild scope, worked out once per run, by its first model (before
-    any model writes): the extract has written the lake by then, and every model of the run
-    reads it the same (listing every repository's week files for each model took seconds at a
-    hundred repositories)."""
-    if any(key[0] != run_id for key in _REBUILT):
-        _REBUILT.clear()
-    missing = [scope for scope in scopes if (run_id, scope) not in _REBUILT]
-    if missing:
-        modelled = _modelled_weeks(conn, project, [scope.repo for scope in missing])
-        for scope in missing:
-            _REBUILT[(run_id, scope)] = rebuild_scope(
-                scope, lake_dir, history_weeks(), modelled.get(scope.repo, set())
-            )
-    return [_REBUILT[(run_id, scope)] for scope in scopes]
-
-
-_REACHED: dict[tuple, Scope] = {}
-
-
-def _reached(run_id: str, conn, project: Project, scope: Scope) -> Scope:
-    """`scope` reaching back to the first earlier week holding a PR its PRs link to, worked
-    out once per run, by the first model with a lookback."""
-    if any(key[0] != run_id for key in _REACHED):
-        _REACHED.clear()
-    key = (run_id, scope.values["repo"], scope.ranges["week_start"])
-    if key not in _REACHED:
-        first, last = scope.ranges["week_start"]
-        reach = link_reach(conn, project, scope)
-        weeks = (min(first, reach) if reach else first, last)
-        _REACHED[key] = Scope(dict(scope.values), {**scope.ranges, "week_start": weeks})
-    return _REACHED[key]
+def _plan(run_id: str, conn, project: Project, settings, run_scopes: list[RunScope]):
+    """The run's rebuild plan, made by its first incremental model, before any model writes."""
+    if run_id not in _PLANS:
+        _PLANS.clear()
+        _PLANS[run_id] = RebuildPlan(conn, project, settings.lake_dir, run_scopes)
+    return _PLANS[run_id]
 
 
 def _in_run(partition: tuple, scopes: list[RunScope]) -> bool:
