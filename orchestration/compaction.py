@@ -35,6 +35,7 @@ from datetime import UTC, date, datetime
 
 import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
@@ -111,24 +112,32 @@ def _manifest(source: str | pa.Buffer, filesystem: pafs.FileSystem | None = None
     return Manifest(weeks, int(entry["clock_ns"]))
 
 
+def _stale_weeks(
+    filesystem: pafs.FileSystem, manifest: Manifest, weeks: dict[date, WeekFile]
+) -> dict[date, str]:
+    """The copy's weeks that no longer match their week files, and why."""
+    stale = {}
+    for week, (size, mtime_ns, sha256, *etag) in sorted(manifest.weeks.items()):
+        current = weeks.get(week)
+        if current is None:
+            stale[week] = f"week {week} is no longer in the lake"
+        elif current.etag is not None:  # the store names each version of an object
+            if [current.size, current.etag] != [size, *etag[:1]]:
+                stale[week] = f"week {week} changed since the copy was made (its ETag differs)"
+        elif [current.size, current.mtime_ns] != [size, mtime_ns]:
+            stale[week] = f"week {week} changed since the copy was made"
+        elif (current.mtime_ns is None or current.mtime_ns >= manifest.clock_ns) and _sha256(
+            filesystem, filesystem_of(current.path)[1]
+        ) != sha256:
+            stale[week] = f"week {week} changed since the copy was made (same size and time stamp)"
+    return stale
+
+
 def _stale_week(
     filesystem: pafs.FileSystem, manifest: Manifest, weeks: dict[date, WeekFile]
 ) -> str | None:
     """Why the copy no longer matches its week files, or None when it does."""
-    for week, (size, mtime_ns, sha256, *etag) in sorted(manifest.weeks.items()):
-        current = weeks.get(week)
-        if current is None:
-            return f"week {week} is no longer in the lake"
-        if current.etag is not None:  # the store names each version of an object
-            if [current.size, current.etag] != [size, *etag[:1]]:
-                return f"week {week} changed since the copy was made (its ETag differs)"
-            continue
-        if [current.size, current.mtime_ns] != [size, mtime_ns]:
-            return f"week {week} changed since the copy was made"
-        racy = current.mtime_ns is None or current.mtime_ns >= manifest.clock_ns
-        if racy and _sha256(filesystem, filesystem_of(current.path)[1]) != sha256:
-            return f"week {week} changed since the copy was made (same size and time stamp)"
-    return None
+    return next(iter(_stale_weeks(filesystem, manifest, weeks).values()), None)
 
 
 def check_copy(
@@ -218,11 +227,12 @@ def _remove_superseded(filesystem: pafs.FileSystem, folder: str, legacy: str) ->
         filesystem.delete_file(legacy)
 
 
-def _newest_valid(
+def _newest_intact(
     filesystem: pafs.FileSystem, folder: str, weeks: dict[date, WeekFile]
-) -> tuple[Manifest | None, pa.Table | None]:
-    """The newest copy that is intact and current, read once; copies that are damaged or not
-    prweekly's are removed on the way (nothing ever reads them)."""
+) -> tuple[Manifest | None, pa.Table | None, bool]:
+    """The newest intact copy, read once, with only the rows of its weeks that still match
+    their week files (the manifest lists those), and whether any did not; copies that are
+    damaged or not prweekly's are removed on the way (nothing ever reads them)."""
     for info in _copies(filesystem, folder):
         data = filesystem.open_input_file(info.path).read_buffer()
         try:
@@ -232,9 +242,16 @@ def _newest_valid(
         except (OSError, KeyError, ValueError, TypeError):
             filesystem.delete_file(info.path)
             continue
-        if _stale_week(filesystem, manifest, weeks) is None:
-            return manifest, pq.read_table(pa.BufferReader(data)).replace_schema_metadata(None)
-    return None, None
+        table = pq.read_table(pa.BufferReader(data)).replace_schema_metadata(None)
+        stale = _stale_weeks(filesystem, manifest, weeks)
+        if stale:  # a week read again and changed, or removed: its rows go
+            gone = pa.array(sorted(stale), type=table.schema.field("week").type)
+            table = table.filter(pc.invert(pc.is_in(table["week"], value_set=gone)))
+            manifest = Manifest(
+                {w: e for w, e in manifest.weeks.items() if w not in stale}, manifest.clock_ns
+            )
+        return manifest, table, bool(stale)
+    return None, None, False
 
 
 def compact_repository(
@@ -254,12 +271,17 @@ def compact_repository(
     current_week = monday_of(today or datetime.now(UTC).date())
     weeks = list_week_files(lake_dir, repo).weeks.get(slug, {})
     finished = {w: f for w, f in weeks.items() if w < current_week}
-    manifest, kept = _newest_valid(filesystem, folder, weeks)
+    manifest, kept, stale = _newest_intact(filesystem, folder, weeks)
     new = sorted(w for w in finished if manifest is None or w not in manifest.weeks)
-    if not new or (manifest is not None and len(new) < min_new_weeks):
+    # a copy with a changed week is not read at all: it is remade at once, reading only the
+    # changed and the new weeks beside the rows it keeps
+    if not stale and (not new or (manifest is not None and len(new) < min_new_weeks)):
         return 0
     entries = {w.isoformat(): stamp for w, stamp in (manifest.weeks if manifest else {}).items()}
-    table, hashes = _read_weeks(filesystem, {w: finished[w] for w in new}, kept)
+    if new:
+        table, hashes = _read_weeks(filesystem, {w: finished[w] for w in new}, kept)
+    else:  # only removed or unfinished weeks changed: the rows kept, in their order
+        table, hashes = kept, {}
     for week in new:
         written = finished[week]
         entries[week.isoformat()] = [written.size, written.mtime_ns, hashes[week]] + (

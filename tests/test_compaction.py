@@ -99,6 +99,28 @@ def test_a_rewritten_week_makes_the_copy_unused_until_it_is_remade(tmp_path: Pat
     assert [r[3] for r in build_staging(lake, tmp_path / "b.duckdb")] == titles
 
 
+def test_a_remade_copy_keeps_the_unchanged_weeks_and_drops_what_changed(tmp_path: Path) -> None:
+    """Remade from its own rows, a copy must lose the old rows of a week read again and of a
+    week no longer in the lake, and equal the week files."""
+    lake = tmp_path / "lake"
+    write_sample(lake, "acme/rocket")
+    assert compact_repository(lake, "acme/rocket", today=AFTER_ALL) == 4
+    write_sample(lake, "acme/rocket", title_suffix=" (v2)", weeks=WEEKS[2:3])
+    shutil.rmtree(lake / "raw" / "pull_requests" / "repo=acme__rocket" / f"week={WEEKS[0]}")
+
+    assert compact_repository(lake, "acme/rocket", today=AFTER_ALL) == 3
+    (newest,) = plan_full_read(lake).compacted
+    rows = duckdb.sql(
+        f"select week, count(*), count(*) filter (title like '% (v2)') from '{newest}' "
+        "group by all order by week"
+    ).fetchall()
+    assert rows == [(WEEKS[1], 9, 0), (WEEKS[2], 8, 8), (WEEKS[3], 10, 0)]
+    # a copy that lost a week and gained none is remade too
+    shutil.rmtree(lake / "raw" / "pull_requests" / "repo=acme__rocket" / f"week={WEEKS[3]}")
+    assert compact_repository(lake, "acme/rocket", today=AFTER_ALL) == 2
+    assert plan_full_read(lake).weekly == []
+
+
 def test_a_copy_is_remade_only_once_enough_weeks_have_ended(tmp_path: Path) -> None:
     lake = tmp_path / "lake"
     write_sample(lake, "acme/rocket", weeks=WEEKS[:1])
