@@ -10,7 +10,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from orchestration.report.asset import write_week
+from orchestration.report.write import write_week
 from tests.test_report_render import WEEK, build_warehouse, pr_row, render
 
 BUSY = [f"area{i}" for i in range(10)]

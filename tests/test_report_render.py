@@ -11,10 +11,10 @@ import duckdb
 import pytest
 
 from orchestration.config import SQL_DIR
-from orchestration.report.asset import write_week
 from orchestration.report.queries import load_week
 from orchestration.report.render import render_week
 from orchestration.report.text import pr_summary
+from orchestration.report.write import write_week
 from tests.test_facts_support import FLAGS
 
 REPO = "acme/rocket"

@@ -1,34 +1,12 @@
 """The `weekly_report` asset: Markdown and HTML per language, and the area chart, per week."""
 
-import os
-from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
-from datetime import date, timedelta
-from multiprocessing import get_context
-
 import dagster as dg
-import duckdb
 
-from orchestration.config import Settings, repo_slug
-from orchestration.editions import Edition
-from orchestration.history import history_weeks, rebuild_scope
-from orchestration.models.checks import blocked_weeks
-from orchestration.narrative.report import load_narrative
 from orchestration.partitions import scopes_of, weekly_partitions
-from orchestration.report.publisher import ReportPublisher, save_new_editions
-from orchestration.report.queries import load_week
-from orchestration.report.render import LANGUAGES, chart_name, render_week, write_atomic
+from orchestration.report.publisher import save_new_editions
+from orchestration.report.write import write_reports_shared
 from orchestration.resources import PrweeklyResource
-from orchestration.run_scope import RunScope
 from orchestration.site.build import build_site
-from orchestration.storage import Location, delete, join, read_bytes
-from orchestration.warehouse import connect
-from orchestration.weeks import weeks_between
-
-REPORT_PROCESSES = 4  # at most, and no more than the machine's cores
-MIN_WEEKS_PER_PROCESS = 16  # fewer weeks are rendered sooner than a process starts
-Say = Callable[[str], None]
 
 MART_DEPENDENCIES = [
     "fct_pull_requests",
@@ -40,155 +18,6 @@ MART_DEPENDENCIES = [
     "dim_importance_weights",
     "published_warehouse",  # the marts as one whole build
 ]
-
-
-def write_week(
-    conn: duckdb.DuckDBPyConnection,
-    reports_dir: Location,
-    repo: str,
-    week: date,
-    only_changed: bool = False,
-    publisher: ReportPublisher | None = None,
-) -> dict[str, tuple[Location, int, str]]:
-    """Render one week and write its files (with `only_changed`, those whose text differs from
-    the file's); {file name: (path, bytes, text)} of the files written. With `publisher`, the
-    report carries its notes (completeness, corrections, links) and is recorded as an edition."""
-    folder = join(reports_dir, repo_slug(repo))
-    notes = publisher.notes(conn, repo, week) if publisher else None
-    facts = load_week(conn, repo, week)
-    facts.narrative = load_narrative(conn, repo, week)  # None without a language model
-    files = render_week(facts, notes)
-    if publisher:
-        publisher.rendered(repo, week, files)
-    # an empty week has no chart: drop one left from before, and the one chart for both
-    # languages that reports before per-language charts linked
-    for name in [*(chart_name(week, lang) for lang in LANGUAGES), f"{week}.areas.svg"]:
-        if name not in files:
-            delete(join(folder, name))
-    written = {}
-    for name, text in files.items():
-        path = join(folder, name)
-        if only_changed and read_bytes(path) == text.encode("utf-8"):
-            continue
-        written[name] = (path, write_atomic(path, text), text)
-    return written
-
-
-def weeks_to_refresh(
-    conn: duckdb.DuckDBPyConnection, reports_dir: Location, scope: RunScope, rebuilt: RunScope
-) -> list[date]:
-    """Reported weeks outside the run whose facts the run may have changed: every later week
-    the models rebuilt (trends, hotspots, first-time authors compare with the run's weeks), and
-    the earlier weeks holding a PR that a PR of the run reverts or follows up."""
-    later = conn.execute(
-        "select week_start from marts.fct_weekly_summary "
-        "where repo = ? and week_start > ? and week_start <= ? order by 1",
-        [scope.repo, scope.end_week, rebuilt.end_week],
-    ).fetchall()
-    earlier = conn.execute(
-        """
-        select distinct p.week_start
-        from marts.fct_pull_requests p
-        join marts.fct_pull_requests r
-            on r.repo = p.repo
-            and (list_contains(p.reverted_by, r.number)
-                 or list_contains(p.followed_up_by, r.number))
-        where p.repo = ? and p.week_start >= ? and p.week_start < ?
-          and r.week_start between ? and ?
-        order by 1
-        """,
-        [scope.repo, rebuilt.start_week - timedelta(weeks=history_weeks()), scope.start_week,
-         scope.start_week, scope.end_week],
-    ).fetchall()  # fmt: skip
-    folder = join(reports_dir, repo_slug(scope.repo))
-    return [
-        week
-        for (week,) in sorted(earlier + later)
-        if read_bytes(join(folder, f"{week}.en.md")) is not None
-    ]
-
-
-def _blocked_message(repo: str, week: date, failed: list[tuple[str, str, str]]) -> str:
-    tests = "; ".join(f"{test} on {model}: {example}" for model, test, example in failed[:3])
-    return f"{repo} week {week} ({tests})"
-
-
-@dataclass
-class Rendered:
-    """What writing some repositories' reports did, for the step's log and metadata."""
-
-    written: list[tuple[Location, int]] = field(default_factory=list)
-    last: dict[str, str] = field(default_factory=dict)  # the last Markdown, per language
-    refreshed: list[str] = field(default_factory=list)
-    blocked: list[str] = field(default_factory=list)
-    editions: list[Edition] = field(default_factory=list)
-
-
-def write_reports(settings: Settings, scopes: list[RunScope], say: Say | None = None) -> Rendered:
-    """Write the reports of `scopes`' weeks and of the other weeks whose facts they changed;
-    the new editions are returned, not saved."""
-    out = Rendered()
-    publisher = ReportPublisher(settings)
-
-    def refresh(conn: duckdb.DuckDBPyConnection, repo: str, week: date) -> None:
-        if failed := blocked_weeks(conn, repo, week):  # keep its previous report
-            out.blocked.append(_blocked_message(repo, week, failed))
-            return
-        changed = write_week(conn, settings.reports_dir, repo, week, True, publisher)
-        if changed:
-            out.refreshed.append(f"{repo} {week}")
-            out.written.extend((path, size) for path, size, _ in changed.values())
-
-    with connect(settings.warehouse_path, read_only=True, on_wait=say) as conn:
-        for scope in scopes:
-            weeks = weeks_between(scope.start_week, scope.end_week)
-            rebuilt = rebuild_scope(scope, settings.lake_dir, history_weeks())
-            others = weeks_to_refresh(conn, settings.reports_dir, scope, rebuilt)
-            publisher.plan(conn, scope.repo, weeks)
-            # earlier weeks first: the run's reports list the corrections made to them
-            for week in [w for w in others if w < scope.start_week]:
-                refresh(conn, scope.repo, week)
-            for week in weeks:
-                failed = blocked_weeks(conn, scope.repo, week)
-                if failed:  # its facts failed a data test: keep the previous report
-                    out.blocked.append(_blocked_message(scope.repo, week, failed))
-                    continue
-                week_files = write_week(
-                    conn, settings.reports_dir, scope.repo, week, publisher=publisher
-                )
-                for name, (path, size, text) in week_files.items():
-                    out.written.append((path, size))
-                    for lang in ("en", "zh"):
-                        if name.endswith(f".{lang}.md"):
-                            out.last[lang] = text
-            for week in [w for w in others if w > scope.end_week]:
-                refresh(conn, scope.repo, week)
-    out.editions = publisher.new_editions()
-    return out
-
-
-def _write_reports_in_parallel(settings: Settings, scopes: list[RunScope], say: Say) -> Rendered:
-    """`write_reports`, the repositories shared out among a few processes when there are many
-    weeks to render (a week takes about a tenth of a second of one core); their results are
-    put together in the repositories' order, as one process would have written them."""
-    weeks = sum(len(weeks_between(s.start_week, s.end_week)) for s in scopes)
-    repos = list(dict.fromkeys(s.repo for s in scopes))  # each repository in one share
-    workers = min(os.cpu_count() or 1, REPORT_PROCESSES, weeks // MIN_WEEKS_PER_PROCESS)
-    workers = min(workers, len(repos))
-    if workers < 2:
-        return write_reports(settings, scopes, say)
-    share_of = {repo: index * workers // len(repos) for index, repo in enumerate(repos)}
-    shares = [[s for s in scopes if share_of[s.repo] == n] for n in range(workers)]
-    with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
-        parts = list(pool.map(write_reports, [settings] * workers, shares))
-    whole = Rendered()
-    for part in parts:
-        whole.written += part.written
-        whole.last |= part.last
-        whole.refreshed += part.refreshed
-        whole.blocked += part.blocked
-        whole.editions += part.editions
-    return whole
 
 
 @dg.asset(
@@ -205,7 +34,7 @@ def weekly_report(
     context: dg.AssetExecutionContext, prweekly: PrweeklyResource
 ) -> dg.MaterializeResult:
     settings = prweekly.settings()
-    done = _write_reports_in_parallel(settings, scopes_of(context), context.log.info)
+    done = write_reports_shared(settings, scopes_of(context), context.log.info)
     written, last, refreshed, blocked = done.written, done.last, done.refreshed, done.blocked
     editions = save_new_editions(settings, done.editions, context.log.info)
     site = build_site(settings, context.log.info)

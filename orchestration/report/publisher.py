@@ -15,7 +15,6 @@ import duckdb
 from orchestration.config import Settings
 from orchestration.edition_book import Correction, EditionBook
 from orchestration.editions import Edition, read_editions, save_editions, week_facts
-from orchestration.publish_tables import write_both
 from orchestration.report.completeness import github_count
 from orchestration.report.notes import WeekNotes
 from orchestration.site.files import reported_weeks
@@ -76,6 +75,9 @@ def save_new_editions(
     settings: Settings, editions: list[Edition], say: Callable[[str], None]
 ) -> int:
     """Store a run's new editions (of one or several publishers) in the warehouse."""
+    # imported here: a process that only renders reports needs neither it nor Dagster
+    from orchestration.publish_tables import write_both
+
     if editions:
         write_both(settings, lambda conn: save_editions(conn, editions), say)
     return len(editions)
