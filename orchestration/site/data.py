@@ -43,41 +43,33 @@ def _rows(conn: duckdb.DuckDBPyConnection, sql: str, params: list) -> list[tuple
     return conn.execute(sql, params).fetchall()
 
 
-def _repos(conn: duckdb.DuckDBPyConnection) -> list[str]:
-    return [r for (r,) in _rows(conn, "select distinct repo from marts.fct_weekly_summary", [])]
+def _by_repo(conn: duckdb.DuckDBPyConnection, sql: str) -> dict[str, list[tuple]]:
+    """`sql`'s rows (the repository first) per repository, in their order."""
+    grouped: dict[str, list[tuple]] = {}
+    for repo, *row in _rows(conn, sql, []):
+        grouped.setdefault(repo, []).append(tuple(row))
+    return grouped
 
 
-def load_repo(conn: duckdb.DuckDBPyConnection, reports_dir: Location, repo: str) -> SiteRepo | None:
+def _load_repo(
+    conn: duckdb.DuckDBPyConnection,
+    reports_dir: Location,
+    repo: str,
+    summary: list[tuple],
+    ranked: list[tuple],
+    risks: list[tuple],
+) -> SiteRepo | None:
     """The repository's reported weeks with their headline facts; None if none is reported."""
     reported = set(reported_weeks(reports_dir, repo))
-    summary = _rows(
-        conn,
-        "select week_start, merged_prs, key_prs, authors, theme, theme_zh "
-        "from marts.fct_weekly_summary where repo = ? order by week_start desc",
-        [repo],
-    )
     weeks = [SiteWeek(*row) for row in summary if row[0] in reported]
     if not weeks:
         return None
     by_week = {w.week_start: w for w in weeks}
-    for week, number, title, url, importance, rank in _rows(
-        conn,
-        """
-        select week_start, number, title, url, importance,
-            row_number() over (partition by week_start order by importance desc, number)
-        from marts.fct_pull_requests where repo = ? order by week_start, 6
-        """,
-        [repo],
-    ):
+    for week, number, title, url, importance, rank in ranked:
         w = by_week.get(week)
         if w is not None and rank <= w.key_prs:
             w.key.append({"number": number, "title": title, "url": url, "importance": importance})
-    for week, flag, prs in _rows(
-        conn,
-        "select week_start, risk_flag, count(distinct number) from marts.fct_weekly_risks "
-        "where repo = ? group by all order by week_start, 3 desc, 2",
-        [repo],
-    ):
+    for week, flag, prs in risks:
         w = by_week.get(week)
         if w is not None and len(w.risks) < TOP_RISKS:
             w.risks.append((flag, prs))
@@ -91,5 +83,32 @@ def load_repo(conn: duckdb.DuckDBPyConnection, reports_dir: Location, repo: str)
 
 def load_site(conn: duckdb.DuckDBPyConnection, reports_dir: Location) -> list[SiteRepo]:
     """Every repository with a report, by name."""
-    repos = [load_repo(conn, reports_dir, repo) for repo in _repos(conn)]
+    # three queries for every repository at once: one each per repository took seconds at 100
+    summary = _by_repo(
+        conn,
+        "select repo, week_start, merged_prs, key_prs, authors, theme, theme_zh "
+        "from marts.fct_weekly_summary order by repo, week_start desc",
+    )
+    ranked = _by_repo(
+        conn,
+        """
+        select p.repo, p.week_start, p.number, p.title, p.url, p.importance,
+            row_number() over (
+                partition by p.repo, p.week_start order by p.importance desc, p.number
+            ) as rank
+        from marts.fct_pull_requests p
+        join marts.fct_weekly_summary w on w.repo = p.repo and w.week_start = p.week_start
+        qualify rank <= w.key_prs
+        order by p.repo, p.week_start, rank
+        """,
+    )
+    risks = _by_repo(
+        conn,
+        "select repo, week_start, risk_flag, count(distinct number) from marts.fct_weekly_risks "
+        "group by all order by repo, week_start, 4 desc, 3",
+    )
+    repos = [
+        _load_repo(conn, reports_dir, repo, rows, ranked.get(repo, []), risks.get(repo, []))
+        for repo, rows in summary.items()
+    ]
     return sorted((r for r in repos if r is not None), key=lambda r: r.repo)
