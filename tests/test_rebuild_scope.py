@@ -60,8 +60,20 @@ def marts(home: Path) -> dict[str, list[tuple]]:
     return {name: query(home, f"select * from marts.{name} order by all") for (name,) in tables}
 
 
+@pytest.fixture(scope="module")
+def whole(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[tuple]]:
+    """Every mart of one build of all the weeks of `nodes()`."""
+    root = tmp_path_factory.mktemp("whole")
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        for name in ("PRWEEKLY_SOURCE", "GITHUB_TOKEN", "DAGSTER_HOME"):
+            monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv("PRWEEKLY_HOME", str(root / "home"))
+        build("acme/crafted", "2026-W02", "2026-W09", write_dataset(root / "l.jsonl", nodes()))
+    return marts(root / "home")
+
+
 def test_adding_a_week_leaves_every_mart_as_a_build_of_all_weeks(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, whole: dict[str, list[tuple]]
 ) -> None:
     for name in ("PRWEEKLY_SOURCE", "GITHUB_TOKEN", "DAGSTER_HOME"):
         monkeypatch.delenv(name, raising=False)
@@ -72,10 +84,6 @@ def test_adding_a_week_leaves_every_mart_as_a_build_of_all_weeks(
     # W06..W08 are history this build's extract adds; W02..W05 the models already hold
     build("acme/crafted", "2026-W09", "2026-W09", dataset)
     weekly = marts(tmp_path / "weekly")
-
-    monkeypatch.setenv("PRWEEKLY_HOME", str(tmp_path / "whole"))
-    build("acme/crafted", "2026-W02", "2026-W09", dataset)
-    whole = marts(tmp_path / "whole")
 
     # the links the added week makes reach the earlier PRs' rows
     reverted = dict(
@@ -145,7 +153,7 @@ def materialize_only(repo: str, week: str, dataset: Path, assets: list[str]) -> 
 
 
 def test_weeks_one_model_saw_alone_are_still_rebuilt_for_the_others(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, whole: dict[str, list[tuple]]
 ) -> None:
     """A selection in the UI that builds the extract and `stg_weekly_partitions` alone must
     not make the next build take the history it added as modelled by every model."""
@@ -166,10 +174,6 @@ def test_weeks_one_model_saw_alone_are_still_rebuilt_for_the_others(
     assert seen_by["fct_pull_requests"] == seen_by["int_weekly_history"] == 4
     build("acme/crafted", "2026-W09", "2026-W09", dataset)
     weekly = marts(tmp_path / "weekly")
-
-    monkeypatch.setenv("PRWEEKLY_HOME", str(tmp_path / "whole"))
-    build("acme/crafted", "2026-W02", "2026-W09", dataset)
-    whole = marts(tmp_path / "whole")
 
     for table, rows in whole.items():
         assert weekly[table] == rows, table
