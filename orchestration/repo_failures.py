@@ -8,7 +8,8 @@ a deleted repository, a file of bad data), it writes the others' weeks, then fai
 naming each failed repository and its error: nothing of theirs is written, no model runs. A
 follow-up run over the others (one per block of consecutive partitions) reuses those weeks
 without reading them again, and models, reports and delivers them. `prweekly build --all`
-launches it at once; for the Monday schedule, `build_the_rest_sensor` does.
+launches it at once; for the Monday schedule and runs launched from the UI,
+`build_the_rest_sensor` does.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ FAILED_TAG = "prweekly/failed_repos"  # on a run whose extract failed for these 
 RESUMES_TAG = "prweekly/resumes"  # on a follow-up run: the failed run whose extract it reuses
 RANGE_START, RANGE_END = "dagster/asset_partition_range_start", "dagster/asset_partition_range_end"
 CARRIED = ("prweekly/trigger", "prweekly/source")  # what a follow-up run keeps of the failed one
+CLI_TAG = "prweekly/pid"  # on a run `prweekly build` executes (orchestration/dagster_run.py)
 ERRORS = "failed_repositories"  # the failure's metadata: {repository: its error}
 
 
@@ -168,12 +170,13 @@ def build_the_rest_sensor(job: dg.UnresolvedAssetJobDefinition) -> dg.SensorDefi
         monitored_jobs=[job],
         request_job=job,
         default_status=dg.DefaultSensorStatus.RUNNING,
-        description="When some repositories of a scheduled run could not be read, build the "
-        "others in a follow-up run that reuses what the failed run extracted.",
+        description="When some repositories of a run (scheduled, or launched from the UI) "
+        "could not be read, build the others in a follow-up run that reuses what the failed "
+        "run extracted.",
     )
     def _sensor(context: dg.RunStatusSensorContext) -> Iterator[dg.RunRequest]:
         run = context.dagster_run
-        if run.tags.get("prweekly/trigger") != "schedule" or RESUMES_TAG in run.tags:
+        if CLI_TAG in run.tags or RESUMES_TAG in run.tags:
             return  # the CLI follows up its own runs; a follow-up is never followed up
         for _, tags in rest_of(context.instance, run):
             yield dg.RunRequest(run_key=f"{run.run_id}|{tags[RANGE_START]}", tags=tags)

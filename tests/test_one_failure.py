@@ -152,6 +152,15 @@ def test_the_monday_run_is_one_run_and_one_repository_failing_leaves_the_others_
     for asset in ASSETS:
         assert shown[(asset, FILED)] == shown[(asset, LOCKED)] == "MATERIALIZED", (asset, shown)
         assert shown[(asset, ROCKET)] == "FAILED", (asset, shown)
+    # a range launched from the UI (neither the schedule nor the CLI) is followed up as well
+    ui_range = {
+        "dagster/asset_partition_range_start": f"{FILED}|2026-07-06",
+        "dagster/asset_partition_range_end": f"{ROCKET}|2026-07-06",
+    }
+    from_ui = job.execute_in_process(instance=instance, tags=ui_range, raise_on_error=False)
+    assert not from_ui.success
+    (rest,) = follow_ups(instance, from_ui.run_id)
+    assert range_of(rest) == (f"{FILED}|2026-07-06", f"{LOCKED}|2026-07-06")
     emulator.faults.fail_repository(ROCKET, None)
 
     # `build --all`: the token loses its scope for one repository, another's file breaks.
@@ -180,6 +189,7 @@ def test_the_monday_run_is_one_run_and_one_repository_failing_leaves_the_others_
     (failure,) = instance.all_logs(red[0].run_id, of_type=dg.DagsterEventType.STEP_FAILURE)
     error = failure.dagster_event.step_failure_data.error.message
     assert LOCKED in error and FILED in error  # the failed run names them
+    assert follow_ups(instance, red[0].run_id) == []  # the CLI followed it up itself
 
     # fixed, the next run builds them
     emulator.faults.fail_repository(LOCKED, None)
