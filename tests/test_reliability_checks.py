@@ -97,3 +97,39 @@ def test_checks_count_only_the_rows_a_run_wrote_and_name_their_partitions(tmp_pa
     scoped = {o.test.name: o for o in run_checks(conn, project, model, other)}
     assert scoped["unique_repo_number"].passed
     assert scoped["not_null_number"].failing_rows == 1
+
+
+def test_a_week_blocked_in_one_repository_leaves_the_others_delivered(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One run of two repositories: the week whose facts fail a data test is neither reported
+    nor delivered, and the run fails naming it; the other repository's week goes out."""
+    import yaml
+    from delivery_receivers import SlackReceiver
+
+    now = dataset(tmp_path, "now.jsonl")
+    assert main(["build", "--repo", "acme/rocket", "--week", W29, "--to", W30, "--source",
+                 f"file:{now}"]) == 0  # fmt: skip
+    moved = dataset(tmp_path, "before.jsonl", moved={129: "2026-07-19T23:00:00Z"})
+    other = dataset(tmp_path, "other.jsonl", repo="acme/other")
+    with SlackReceiver("/services/T0ACME/B0OTHER/secret0123456789") as slack:
+        monkeypatch.setenv("TEST_SLACK_WEBHOOK", slack.url)
+        entries = [
+            {"name": "acme/rocket", "source": f"file:{moved}"},
+            {
+                "name": "acme/other",
+                "source": f"file:{other}",
+                "deliver": {"slack": {"webhook_url": "${TEST_SLACK_WEBHOOK}"}},
+            },
+        ]
+        (home / "repositories.yml").write_text(yaml.safe_dump({"repositories": entries}))
+        capsys.readouterr()
+        assert main(["build", "--all", "--week", W29]) == 1
+        err = capsys.readouterr().err
+        (line,) = [e for e in err.splitlines() if e.startswith("prweekly: error:")]
+        assert "acme/rocket week 2026-07-13" in line and "unique_repo_number" in line, line
+        assert "acme/other" not in line, line
+        assert [m["text"].splitlines()[0] for m in slack.messages] == [
+            "*acme/other weekly report 2026-W29*"
+        ]
+    assert (home / "reports" / "acme__other" / f"{W29}.en.md").exists()

@@ -9,6 +9,7 @@ from orchestration.delivery import ledger
 from orchestration.delivery.send import FAILED, SENT, Outcome, deliver_week, delivery_of
 from orchestration.history import history_weeks
 from orchestration.partitions import scopes_of, weekly_partitions
+from orchestration.report.asset import blocked_in_run, blocked_message
 from orchestration.repositories import find, load_repositories
 from orchestration.resources import PrweeklyResource
 from orchestration.weeks import weeks_between
@@ -31,6 +32,10 @@ def delivered_reports(
     settings = prweekly.settings()
     close_session()  # a run that built models without publishing them holds the working copy
     outcomes: list[Outcome] = []
+    # weeks whose facts failed a data test have no new report: not sent, and the run fails
+    # once the other repositories' weeks are out
+    blocked = blocked_in_run(context.instance, context.run_id)
+    held = {(repo, week) for repo, week, _ in blocked}
     registered = load_repositories(settings.home)
     for scope in scopes_of(context):
         entry = find(registered, scope.repo)
@@ -42,7 +47,8 @@ def delivered_reports(
         revisit = known.weeks_to_revisit(earliest, scope.end_week)
         weeks = sorted(set(weeks_between(scope.start_week, scope.end_week)) | set(revisit))
         for week in weeks:
-            outcomes += deliver_week(settings, entry, week, say=context.log.info, known=known)
+            if (scope.repo, week.isoformat()) not in held:
+                outcomes += deliver_week(settings, entry, week, say=context.log.info, known=known)
     failed = [o for o in outcomes if o.status == FAILED]
     for outcome in failed:
         context.log.warning(
@@ -60,6 +66,11 @@ def delivered_reports(
         f"| {o.repo} | {o.week} | {o.target} | {o.status} | {o.detail.replace('|', '/')} |"
         for o in outcomes
     ]
+    if blocked:
+        raise dg.Failure(
+            blocked_message(blocked, 0)
+            + f"; the other weeks' reports were written, and {len(sent)} edition(s) delivered"
+        )
     return dg.MaterializeResult(
         metadata={
             "deliveries": dg.MetadataValue.md("\n".join(rows)),

@@ -96,9 +96,9 @@ def weeks_to_refresh(
     ]
 
 
-def _blocked_message(repo: str, week: date, failed: list[tuple[str, str, str]]) -> str:
+def _blocked(repo: str, week: date, failed: list[tuple[str, str, str]]) -> tuple[str, str, str]:
     tests = "; ".join(f"{test} on {model}: {example}" for model, test, example in failed[:3])
-    return f"{repo} week {week} ({tests})"
+    return repo, week.isoformat(), f"{repo} week {week} ({tests})"
 
 
 @dataclass
@@ -108,7 +108,8 @@ class Rendered:
     written: list[tuple[Location, int]] = field(default_factory=list)
     last: dict[str, str] = field(default_factory=dict)  # the last Markdown, per language
     refreshed: list[str] = field(default_factory=list)
-    blocked: list[str] = field(default_factory=list)
+    # weeks not reported, as their facts failed data tests: (repository, week, why)
+    blocked: list[tuple[str, str, str]] = field(default_factory=list)
     editions: list[Edition] = field(default_factory=list)
 
 
@@ -120,7 +121,7 @@ def write_reports(settings: Settings, scopes: list[RunScope], say: Say | None = 
 
     def refresh(conn: duckdb.DuckDBPyConnection, repo: str, week: date) -> None:
         if failed := blocked_weeks(conn, repo, week):  # keep its previous report
-            out.blocked.append(_blocked_message(repo, week, failed))
+            out.blocked.append(_blocked(repo, week, failed))
             return
         changed = write_week(conn, settings.reports_dir, repo, week, True, publisher)
         if changed:
@@ -139,7 +140,7 @@ def write_reports(settings: Settings, scopes: list[RunScope], say: Say | None = 
             for week in weeks:
                 failed = blocked_weeks(conn, scope.repo, week)
                 if failed:  # its facts failed a data test: keep the previous report
-                    out.blocked.append(_blocked_message(scope.repo, week, failed))
+                    out.blocked.append(_blocked(scope.repo, week, failed))
                     continue
                 week_files = write_week(
                     conn, settings.reports_dir, scope.repo, week, publisher=publisher
