@@ -111,7 +111,12 @@ def test_each_week_reaches_each_target_once_and_corrections_wait(
         "acme/rocket weekly report 2026-W30",
     ]
     assert {d.category for d in discussions} == {"Announcements"}
-    assert discussions[1].body == report(home, "2026-07-20", "md")  # GitHub gets the Markdown
+    # GitHub gets the Markdown, its chart linked on the site (a relative link shows nothing)
+    chart = "](2026-07-20.areas.en.svg)"
+    assert chart in report(home, "2026-07-20", "md")
+    assert discussions[1].body == report(home, "2026-07-20", "md").replace(
+        chart, f"]({SITE}/acme__rocket/2026-07-20.areas.en.svg)"
+    )
     failed = delivery_metadata(home)["failed_targets"].value
     assert [(f["target"], f["week"], f["attempts"]) for f in failed] == [("slack", "2026-07-13", 3)]
     text = slack.messages[0]["text"]
@@ -262,3 +267,15 @@ def prs_of(home: Path, week: str) -> list[int]:
             "select number from marts.fct_pull_requests where week_start = ?", [week]
         ).fetchall()
     return [n for (n,) in rows]
+
+
+def test_a_github_post_without_a_site_leaves_the_chart_out() -> None:
+    from orchestration.delivery.github_post import github_markdown
+
+    markdown = "## Trends\n\nPRs per area:\n\n![Bar chart](2026-07-20.areas.en.svg)\n\n| a |\n"
+    assert github_markdown(markdown, "/home/reports/acme__rocket/2026-07-20.en.html") == (
+        "## Trends\n\nPRs per area:\n\n| a |\n"
+    )
+    assert github_markdown(markdown, f"{SITE}/acme__rocket/2026-07-20.en.html") == (
+        markdown.replace("](2026", f"]({SITE}/acme__rocket/2026")
+    )

@@ -3,9 +3,13 @@
 A week's first edition opens a discussion (`createDiscussion`) or an issue (`createIssue`);
 a corrected edition is added to that thread as a comment (`addComment`), so the thread holds
 the week's history. The token is `GITHUB_TOKEN`, the endpoint `GITHUB_GRAPHQL_URL`.
+The report links its chart beside it; on GitHub that link points at the site (`site_url`),
+or, without a site, the chart is left out rather than shown broken.
 """
 
 from __future__ import annotations
+
+import re
 
 import httpx
 
@@ -85,6 +89,19 @@ def _repository(client: _Client, repo: str, document: str, **more) -> dict:
     return found
 
 
+# an image whose target has no scheme: a file beside the report (its chart)
+_RELATIVE_IMAGE = re.compile(r"!\[([^\]]*)\]\(([^():\s]+)\)")
+
+
+def github_markdown(markdown: str, link: str) -> str:
+    """The report's Markdown as GitHub shows it, given the week's page `link`: a relative
+    image link made absolute when that page is on a site, else its paragraph left out."""
+    if link.startswith(("https://", "http://")):
+        base = link.rsplit("/", 1)[0]
+        return _RELATIVE_IMAGE.sub(lambda m: f"![{m[1]}]({base}/{m[2]})", markdown)
+    return re.sub(r"\n\n" + _RELATIVE_IMAGE.pattern + r"(?=\n)", "", markdown)
+
+
 def send(
     settings: Settings,
     target: GitHubTarget,
@@ -94,7 +111,7 @@ def send(
 ) -> tuple[str, str]:
     """Post the edition; returns (the new node's id, the thread's id)."""
     client = _Client(settings)
-    body = edition.markdown
+    body = github_markdown(edition.markdown, edition.link)
     if thread_id:  # a later edition of a week already posted: a comment in its thread
         heading = "更正版" if edition.language == "zh" else "Corrected edition"
         data = client.ask(
