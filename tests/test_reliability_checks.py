@@ -15,6 +15,8 @@ from pathlib import Path
 
 import duckdb
 import pytest
+import yaml
+from delivery_receivers import SlackReceiver
 
 from orchestration.cli import main
 from orchestration.config import SQL_DIR
@@ -38,33 +40,44 @@ def dataset(tmp_path: Path, name: str, repo: str = "acme/rocket", moved: dict | 
     return target
 
 
-def build(repo: str, week: str, source: Path) -> int:
-    return main(["build", "--repo", repo, "--week", week, "--source", f"file:{source}"])
-
-
 def test_a_failing_data_test_names_its_keys_and_blocks_only_its_partition(
-    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """One run of two repositories: the week whose facts fail a data test is neither reported
+    nor delivered, and the run fails naming it; the other repository's week goes out."""
     assert main(["build", "--repo", "acme/rocket", "--week", W29, "--to", W30, "--source",
                  f"file:{dataset(tmp_path, 'now.jsonl')}"]) == 0  # fmt: skip
     reports = home / "reports" / "acme__rocket"
     before = {p.name: p.read_bytes() for p in reports.glob("*.md")}
-    capsys.readouterr()
 
     # a second extract of W29 sees PR #129 merged on Sunday, though W30 holds it (Monday)
     moved = dataset(tmp_path, "before.jsonl", moved={129: "2026-07-19T23:00:00Z"})
-    assert build("acme/rocket", W29, moved) == 1
-    err = capsys.readouterr().err
-    (line,) = [e for e in err.splitlines() if e.startswith("prweekly: error:")]
-    assert "unique_repo_number" in line and "stg_pull_requests" in line
-    assert "acme/rocket week 2026-07-13 PR #129" in line
-    assert "acme/rocket week 2026-07-20 PR #129" in line
+    other = dataset(tmp_path, "other.jsonl", repo="acme/other")
+    with SlackReceiver("/services/T0ACME/B0OTHER/secret0123456789") as slack:
+        monkeypatch.setenv("TEST_SLACK_WEBHOOK", slack.url)
+        entries = [
+            {"name": "acme/rocket", "source": f"file:{moved}"},
+            {
+                "name": "acme/other",
+                "source": f"file:{other}",
+                "deliver": {"slack": {"webhook_url": "${TEST_SLACK_WEBHOOK}"}},
+            },
+        ]
+        (home / "repositories.yml").write_text(yaml.safe_dump({"repositories": entries}))
+        capsys.readouterr()
+        assert main(["build", "--all", "--week", W29]) == 1
+        err = capsys.readouterr().err
+        (line,) = [e for e in err.splitlines() if e.startswith("prweekly: error:")]
+        assert "unique_repo_number" in line and "stg_pull_requests" in line, line
+        assert "acme/rocket week 2026-07-13 PR #129" in line, line
+        assert "acme/rocket week 2026-07-20 PR #129" in line, line
+        assert "acme/other" not in line, line
+        assert [m["text"].splitlines()[0] for m in slack.messages] == [
+            "*acme/other weekly report 2026-W29*"
+        ]
+    assert (home / "reports" / "acme__other" / f"{W29}.en.md").exists()
     # W29's report, and W30's, which the build would re-render as its facts changed, stay
     assert {p.name: p.read_bytes() for p in reports.glob("*.md")} == before
-
-    other = dataset(tmp_path, "other.jsonl", repo="acme/other")
-    assert build("acme/other", W30, other) == 0, capsys.readouterr().err
-    assert (home / "reports" / "acme__other" / f"{W30}.en.md").exists()
     with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as conn:
         failures = conn.execute(
             "select model, test, repo, week_start::varchar from checks.data_test_failures "
@@ -97,39 +110,3 @@ def test_checks_count_only_the_rows_a_run_wrote_and_name_their_partitions(tmp_pa
     scoped = {o.test.name: o for o in run_checks(conn, project, model, other)}
     assert scoped["unique_repo_number"].passed
     assert scoped["not_null_number"].failing_rows == 1
-
-
-def test_a_week_blocked_in_one_repository_leaves_the_others_delivered(
-    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """One run of two repositories: the week whose facts fail a data test is neither reported
-    nor delivered, and the run fails naming it; the other repository's week goes out."""
-    import yaml
-    from delivery_receivers import SlackReceiver
-
-    now = dataset(tmp_path, "now.jsonl")
-    assert main(["build", "--repo", "acme/rocket", "--week", W29, "--to", W30, "--source",
-                 f"file:{now}"]) == 0  # fmt: skip
-    moved = dataset(tmp_path, "before.jsonl", moved={129: "2026-07-19T23:00:00Z"})
-    other = dataset(tmp_path, "other.jsonl", repo="acme/other")
-    with SlackReceiver("/services/T0ACME/B0OTHER/secret0123456789") as slack:
-        monkeypatch.setenv("TEST_SLACK_WEBHOOK", slack.url)
-        entries = [
-            {"name": "acme/rocket", "source": f"file:{moved}"},
-            {
-                "name": "acme/other",
-                "source": f"file:{other}",
-                "deliver": {"slack": {"webhook_url": "${TEST_SLACK_WEBHOOK}"}},
-            },
-        ]
-        (home / "repositories.yml").write_text(yaml.safe_dump({"repositories": entries}))
-        capsys.readouterr()
-        assert main(["build", "--all", "--week", W29]) == 1
-        err = capsys.readouterr().err
-        (line,) = [e for e in err.splitlines() if e.startswith("prweekly: error:")]
-        assert "acme/rocket week 2026-07-13" in line and "unique_repo_number" in line, line
-        assert "acme/other" not in line, line
-        assert [m["text"].splitlines()[0] for m in slack.messages] == [
-            "*acme/other weekly report 2026-W29*"
-        ]
-    assert (home / "reports" / "acme__other" / f"{W29}.en.md").exists()
