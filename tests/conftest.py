@@ -89,6 +89,8 @@ LONGEST_FIRST = (  # by --durations of `make test`; the verl readers last, once 
     "test_operations.py",
     "test_reliability_crash.py",
     "test_deploy_postgres.py",
+    "test_rebuild_scope.py",
+    "test_one_failure.py",
     "test_history.py",
     "test_build.py",
     "test_delivery.py",
