@@ -21,12 +21,14 @@ demo: $(STAMP)
 SQLFLUFF := PYTHONWARNINGS=ignore:resource_tracker $(BIN)/sqlfluff
 SQL_MODELS := sql
 
-# pytest: one xdist worker per CPU, whole modules at a time, longest first (docs/testing.md).
+# pytest: one xdist worker more than the CPUs (some tests mostly wait), whole modules at a
+# time, longest first (docs/testing.md).
+WORKERS = $(shell $(PYTHON) -c "import os; print((os.cpu_count() or 1) + 1)")
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(SQLFLUFF) lint --processes 0 $(SQL_MODELS)
-	$(BIN)/pytest -n logical --dist loadfile --no-loadscope-reorder
+	$(BIN)/pytest -n $(WORKERS) --dist loadfile --no-loadscope-reorder
 
 ui: $(STAMP)
 	$(BIN)/prweekly ui
