@@ -111,7 +111,7 @@ def base_home(repos: int, history: int, prs: int, log=print) -> tuple[Path, Path
     return home / "lake", warehouse
 
 
-def _record_modelled(warehouse: Path) -> None:
+def _record_modelled(warehouse: Path, lake: Path) -> None:
     """The weeks every model holds, as a year of weekly runs would have recorded them (the
     kept warehouse was built in one pass, outside Dagster)."""
     from orchestration.config import SQL_DIR
@@ -120,7 +120,7 @@ def _record_modelled(warehouse: Path) -> None:
     from orchestration.warehouse import connect
 
     with connect(warehouse) as conn:
-        record_every_week(conn, load_project(SQL_DIR))
+        record_every_week(conn, load_project(SQL_DIR), lake)
 
 
 def fresh_home(name: str, repos: list[str], lake: Path, warehouse: Path) -> Path:
@@ -133,6 +133,6 @@ def fresh_home(name: str, repos: list[str], lake: Path, warehouse: Path) -> Path
     home.mkdir(parents=True)
     shutil.copytree(lake, home / "lake", copy_function=os.link)
     shutil.copyfile(warehouse, home / "warehouse.duckdb")
-    _record_modelled(home / "warehouse.duckdb")
+    _record_modelled(home / "warehouse.duckdb", home / "lake")
     save_repositories(home, [Repository(r) for r in repos])
     return home

@@ -118,7 +118,7 @@ def build_planned(conn, project, lake: Path, run_scopes: list, select: list[str]
     from orchestration.warehouse import relation_exists
 
     if not relation_exists(conn, "runs.modelled_weeks"):  # a warehouse made by step_build
-        record_every_week(conn, project)
+        record_every_week(conn, project, lake)
     plan = RebuildPlan(conn, project, lake, run_scopes)
     seconds: dict[str, float] = {}
     for name in select:

@@ -11,13 +11,11 @@ Dagster's assets and the benches plan the same way through this module.
 
 from __future__ import annotations
 
-from datetime import date
-
 import duckdb
 
-from orchestration.history import extracted_weeks, history_weeks, rebuild_scope
+from orchestration.history import history_weeks, rebuild_scope
 from orchestration.lake_files import Location
-from orchestration.modelled_weeks import modelled_by_all, record
+from orchestration.modelled_weeks import Stamps, modelled_by_all, record, week_stamps
 from orchestration.models.link_reach import link_reach
 from orchestration.models.project import Model, Project
 from orchestration.models.scope import Scope
@@ -38,15 +36,15 @@ class RebuildPlan:
     ) -> None:
         self.project = project
         repos = sorted({scope.repo for scope in run_scopes})
-        modelled = modelled_by_all(conn, project, repos)
-        self.extracted: dict[str, list[date]] = {r: extracted_weeks(lake_dir, r) for r in repos}
+        self.extracted: dict[str, Stamps] = {r: week_stamps(lake_dir, r) for r in repos}
+        modelled = modelled_by_all(conn, project, self.extracted)
         self.rebuilt = [
             rebuild_scope(
                 scope,
                 lake_dir,
                 history_weeks(),
                 modelled.get(scope.repo, set()),
-                self.extracted[scope.repo],
+                list(self.extracted[scope.repo]),
             )
             for scope in run_scopes
         ]

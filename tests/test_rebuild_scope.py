@@ -155,17 +155,24 @@ def materialize_only(repo: str, week: str, dataset: Path, assets: list[str]) -> 
 def test_weeks_one_model_saw_alone_are_still_rebuilt_for_the_others(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, whole: dict[str, list[tuple]]
 ) -> None:
-    """A selection in the UI that builds the extract and `stg_weekly_partitions` alone must
-    not make the next build take the history it added as modelled by every model."""
+    """Selections in the UI that build the extract and `stg_weekly_partitions` alone, or the
+    extract alone (reading a modelled week again, changed), must not make the next build take
+    those weeks as modelled by every model."""
     for name in ("PRWEEKLY_SOURCE", "GITHUB_TOKEN", "DAGSTER_HOME"):
         monkeypatch.delenv(name, raising=False)
     dataset = write_dataset(tmp_path / "links.jsonl", nodes())
+    retitled = [  # W04 as first read: #3 had another title
+        {**n, "title": "[engine] refactor: solver split"} if n["number"] == 3 else n
+        for n in nodes()
+    ]
+    first_read = write_dataset(tmp_path / "first.jsonl", retitled)
 
     monkeypatch.setenv("PRWEEKLY_HOME", str(tmp_path / "weekly"))
-    build("acme/crafted", "2026-W02", "2026-W05", dataset)
+    build("acme/crafted", "2026-W02", "2026-W05", first_read)
     materialize_only(
         "acme/crafted", "2026-W09", dataset, ["raw_pull_requests", "stg_weekly_partitions"]
     )
+    materialize_only("acme/crafted", "2026-W04", dataset, ["raw_pull_requests"])
     seen = "select model, count(*) from runs.modelled_weeks group by model"
     with duckdb.connect(str(tmp_path / "weekly" / "build" / "work.duckdb")) as conn:
         seen_by = dict(conn.execute(seen).fetchall())
