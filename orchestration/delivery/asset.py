@@ -68,7 +68,7 @@ def delivered_reports(
     ]
     if blocked:
         raise dg.Failure(
-            blocked_message(blocked, 0)
+            blocked_message(blocked)
             + f"; the other weeks' reports were written, and {len(sent)} edition(s) delivered"
         )
     return dg.MaterializeResult(

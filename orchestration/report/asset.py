@@ -20,6 +20,27 @@ MART_DEPENDENCIES = [
 ]
 
 
+BLOCKED = "blocked"  # the metadata entry listing the weeks not reported, and why
+
+
+def blocked_message(blocked: list[tuple[str, str, str]]) -> str:
+    return f"not reported, as their facts failed data tests: {' | '.join(b[2] for b in blocked)}"
+
+
+def blocked_in_run(instance: dg.DagsterInstance, run_id: str) -> list[tuple[str, str, str]]:
+    """The weeks this run's `weekly_report` did not report, as their facts failed data tests:
+    (repository, week, why); none if the run did not render reports."""
+    records = instance.get_records_for_run(
+        run_id, of_type=dg.DagsterEventType.ASSET_MATERIALIZATION, ascending=False, limit=100
+    ).records
+    for record in records:
+        materialization = record.event_log_entry.asset_materialization
+        if materialization and materialization.asset_key == dg.AssetKey("weekly_report"):
+            entry = materialization.metadata.get(BLOCKED)
+            return [tuple(b) for b in entry.value] if entry else []
+    return []
+
+
 @dg.asset(
     deps=MART_DEPENDENCIES,
     partitions_def=weekly_partitions,
@@ -48,7 +69,9 @@ def weekly_report(
             f"changed: {', '.join(refreshed)}"
         )
     if blocked:  # the run fails once the others' reports are delivered (delivered_reports)
-        context.log.warning(blocked_message(blocked, len(written)))
+        context.log.warning(
+            blocked_message(blocked) + f" (the other {len(written)} report file(s) were written)"
+        )
     table = "\n".join(
         ["| file | bytes |", "| :--- | ---: |"]
         + [f"| `{path}` | {size:,} |" for path, size in written]
@@ -69,27 +92,3 @@ def weekly_report(
             "html": dg.MetadataValue.path(str(html[-1])) if html else "",
         }
     )
-
-
-BLOCKED = "blocked"  # the metadata entry listing the weeks not reported, and why
-
-
-def blocked_message(blocked: list, written: int) -> str:
-    return (
-        f"not reported, as their facts failed data tests: {' | '.join(b[2] for b in blocked)}"
-        + (f" (the other {written} report file(s) were written)" if written else "")
-    )
-
-
-def blocked_in_run(instance: dg.DagsterInstance, run_id: str) -> list[tuple[str, str, str]]:
-    """The weeks this run's `weekly_report` did not report, as their facts failed data tests:
-    (repository, week, why); none if the run did not render reports."""
-    records = instance.get_records_for_run(
-        run_id, of_type=dg.DagsterEventType.ASSET_MATERIALIZATION, ascending=False, limit=100
-    ).records
-    for record in records:
-        materialization = record.event_log_entry.asset_materialization
-        if materialization and materialization.asset_key == dg.AssetKey("weekly_report"):
-            entry = materialization.metadata.get(BLOCKED)
-            return [tuple(b) for b in entry.value] if entry else []
-    return []

@@ -66,10 +66,6 @@ class ReportPublisher:
     def new_editions(self) -> list[Edition]:
         return [e for book in self.books.values() for e in book.new]
 
-    def save(self, say: Callable[[str], None]) -> int:
-        """Store the run's new editions in the warehouse; how many there were."""
-        return save_new_editions(self.settings, self.new_editions(), say)
-
 
 def save_new_editions(
     settings: Settings, editions: list[Edition], say: Callable[[str], None]

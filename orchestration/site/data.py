@@ -65,9 +65,9 @@ def _load_repo(
     if not weeks:
         return None
     by_week = {w.week_start: w for w in weeks}
-    for week, number, title, url, importance, rank in ranked:
+    for week, number, title, url, importance, _ in ranked:  # each week's key PRs, in order
         w = by_week.get(week)
-        if w is not None and rank <= w.key_prs:
+        if w is not None:
             w.key.append({"number": number, "title": title, "url": url, "importance": importance})
     for week, flag, prs in risks:
         w = by_week.get(week)
