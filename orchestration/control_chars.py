@@ -8,6 +8,10 @@ escaped. Kept: the zero-width (non-)joiners, which join emoji and shape Persian 
 tag characters inside an emoji flag (🏴 + tags); and the format characters that are part of a
 script's writing (Arabic, Syriac and Kaithi number signs, Egyptian hieroglyph and shorthand
 controls, musical notation).
+
+Also dropped: what no text file may hold. Lone surrogates cannot be written as UTF-8 at all,
+and XML 1.0 forbids them and U+FFFE/U+FFFF (a feed with one does not parse); the other
+noncharacters (U+FDD0..U+FDEF, the last two of every plane) are an HTML parse error.
 """
 
 from __future__ import annotations
@@ -30,14 +34,18 @@ _HIDDEN = (
     "\U000e0001"  # language tag
 )
 _TAGS = "\U000e0020-\U000e007f"
+# lone surrogates and the 66 noncharacters
+_NOT_TEXT = "\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff" + "".join(
+    f"{chr(plane << 16 | 0xFFFE)}{chr(plane << 16 | 0xFFFF)}" for plane in range(1, 17)
+)
 # the format characters deliberately kept (see the module's docstring)
 KEPT_FORMAT_CHARACTERS = re.compile(
     "[\u200c\u200d\u0600-\u0605\u06dd\u070f\u0890\u0891\u08e2\U000110bd\U000110cd"
     "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a]"
 )
 _EMOJI_FLAG = "\U0001f3f4[\U000e0020-\U000e007e]+\U000e007f"
-_UNSAFE = re.compile(f"({_EMOJI_FLAG})|[{_CONTROLS}{_HIDDEN}{_TAGS}]")
-_UNSAFE_OR_LAYOUT = re.compile(f"({_EMOJI_FLAG})|[\t\n\r{_CONTROLS}{_HIDDEN}{_TAGS}]")
+_UNSAFE = re.compile(f"({_EMOJI_FLAG})|[{_CONTROLS}{_HIDDEN}{_TAGS}{_NOT_TEXT}]")
+_UNSAFE_OR_LAYOUT = re.compile(f"({_EMOJI_FLAG})|[\t\n\r{_CONTROLS}{_HIDDEN}{_TAGS}{_NOT_TEXT}]")
 _NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 
 
@@ -68,7 +76,7 @@ def escape_unsafe_json(text: str) -> str:
     def written_out(match: re.Match) -> str:
         if match.group(1):
             return match.group()
-        units = match.group().encode("utf-16-be")
+        units = match.group().encode("utf-16-be", "surrogatepass")
         return "".join(f"\\u{units[i]:02x}{units[i + 1]:02x}" for i in range(0, len(units), 2))
 
     return _UNSAFE.sub(written_out, text)

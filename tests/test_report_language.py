@@ -69,6 +69,7 @@ def html_text(page: str) -> str:
 
 
 def markdown_text(page: str) -> str:
+    page = re.sub("(?<=[@:w])\u200d", "", page)  # the joiners that keep mentions and URLs inert
     page = re.sub(r"(?<!\\)`[^`\n]*(?<!\\)`", " ", page)  # code spans
     page = re.sub(r"!?\[([^\]\n]*)\]\([^)\s]*\)", r"\1", page)  # links and images: their text
     return re.sub(r"\\(.)", r"\1", page)  # Markdown escapes

@@ -7,6 +7,9 @@ import httpx
 from orchestration.delivery.edition import Edition
 from orchestration.delivery.targets import SlackTarget, expand
 from orchestration.delivery.transport import DeliveryError, http
+from orchestration.escaping.slack import slack_link, slack_text
+
+TITLE_CHARS = 300  # GitHub allows 256; a file source anything: a message stays short
 
 _WORDS = {
     "en": {"prs": "merged PRs", "theme": "Theme", "key": "Key PRs", "read": "Read the report",
@@ -16,31 +19,27 @@ _WORDS = {
 }  # fmt: skip
 
 
-def _escape(text: str) -> str:
-    """Slack's mrkdwn takes `&`, `<` and `>` as markup."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
 def message(edition: Edition, correction: bool) -> dict:
     """The webhook's JSON body: mrkdwn text, with links that do not unfurl."""
     words = _WORDS[edition.language]
-    lines = [f"*{_escape(edition.title)}*"]
+    lines = [f"*{slack_text(edition.title)}*"]
     if correction:
         lines[0] = f"*{words['corrected']}:* " + lines[0]
     if edition.merged_prs is not None:
         figures = f"{edition.merged_prs} {words['prs']}"
         if edition.theme:
-            figures += f" · {words['theme']}: {_escape(edition.theme)}"
+            figures += f" · {words['theme']}: {slack_text(edition.theme)}"
         lines.append(figures)
     if edition.key_prs:
         lines.append(f"{words['key']}:")
         lines += [
-            f"• <{pr['url']}|#{pr['number']}> {_escape(pr['title'])} ({pr['importance']:.1f})"
+            f"• {slack_link(pr['url'], '#' + str(int(pr['number'])))} "
+            f"{slack_text(pr['title'], TITLE_CHARS)} ({pr['importance']:.1f})"
             for pr in edition.key_prs
         ]
     link = edition.link
-    read = f"<{link}|{words['read']}>" if link.startswith("http") else f"{words['read']}: {link}"
-    lines.append(read)
+    read = slack_link(link, words["read"])
+    lines.append(read if read != words["read"] else f"{words['read']}: {slack_text(link)}")
     return {"text": "\n".join(lines), "unfurl_links": False, "unfurl_media": False}
 
 

@@ -13,6 +13,7 @@ import jinja2
 from markupsafe import Markup
 
 from orchestration.config import TEMPLATES_DIR
+from orchestration.escaping.jinja import install
 from orchestration.report.charts import ChartText, area_chart_svg
 from orchestration.report.notes import WeekNotes, notes_block
 from orchestration.report.prose import ReportText
@@ -47,7 +48,7 @@ def _environment(fmt: str) -> jinja2.Environment:
     env.filters["clean"] = clean_text
     env.filters["short_title"] = short_title
     env.filters["breakable"] = breakable
-    return env
+    return install(env)
 
 
 @cache

@@ -11,12 +11,13 @@ import re
 from datetime import date
 from functools import cache
 from typing import Any
-from urllib.parse import quote
 
 import yaml
 from markupsafe import Markup, escape
 
 from orchestration.config import I18N_DIR
+from orchestration.escaping import MdText, md_code, md_text
+from orchestration.escaping.text import http_url
 from orchestration.report.text import clean_text, short_title
 from orchestration.report.view import MAX_REC_PRS
 
@@ -26,22 +27,10 @@ def strings(lang: str) -> dict[str, Any]:
     return yaml.safe_load((I18N_DIR / f"{lang}.yml").read_text(encoding="utf-8"))
 
 
-class MdText(str):
-    """Markdown that is already escaped (the Markdown counterpart of markupsafe.Markup)."""
-
-
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~])")
-_ENTITY = re.compile(r"&(?=#?\w+;)")
-
-
 def md_inline(text: Any) -> str:
-    """Text safe in a Markdown paragraph or table cell: one line, no markup, no HTML."""
-    if isinstance(text, MdText):
-        return text
-    text = _ENTITY.sub("&amp;", _MD_SPECIAL.sub(r"\\\1", clean_text(text)))
-    # a leading "#", "-", "+" or "1." followed by a space would start a heading or a list where
-    # a line begins ("1.5×" or "#12" would not, and keep their look)
-    return re.sub(r"^([#+-]|\d+[.)])(?=\s|$)", r"\\\1", text)
+    """Text safe in a Markdown paragraph or table cell: one line, no markup, no HTML, no
+    mention (the escaping layer's `md_text`)."""
+    return md_text(text)
 
 
 def md_cell(text: Any) -> str:
@@ -77,10 +66,7 @@ def breakable(text: Any) -> Markup:
 
 def safe_url(url: Any) -> str | None:
     """A PR link only when it is an http(s) URL; quoted so it cannot break the markup."""
-    value = clean_text(url)
-    if not re.match(r"^https?://", value):
-        return None
-    return quote(value, safe=":/?#=&%.-_~+@!,;")
+    return http_url(url)
 
 
 class Translator:
@@ -111,9 +97,7 @@ class Translator:
 
     def code(self, value: Any) -> str:
         inner = self.esc(value)
-        return self.safe(
-            f"<code>{inner}</code>" if self.fmt == "html" else f"`{clean_text(value)}`"
-        )
+        return self.safe(f"<code>{inner}</code>") if self.fmt == "html" else md_code(value)
 
     def _value(self, value: Any) -> str:
         if self.is_safe(value):

@@ -11,6 +11,7 @@ import re
 import xml.etree.ElementTree as ET
 from datetime import UTC, date, datetime, time, timedelta
 
+from orchestration.escaping.xml import xml_text
 from orchestration.report.translator import strings
 from orchestration.site.data import SiteRepo
 
@@ -46,8 +47,10 @@ def atom_feed(r: SiteRepo, lang: str, markdown: dict[date, str | None]) -> bytes
     feed = ET.Element(f"{{{ATOM}}}feed", {XML_LANG: lang})
 
     def sub(parent: ET.Element, tag: str, text: str | None = None, **attrs: str) -> ET.Element:
-        element = ET.SubElement(parent, f"{{{ATOM}}}{tag}", attrs)
-        element.text = text
+        # ElementTree writes any character; XML 1.0 forbids some (a feed with one is unread)
+        clean = {name: xml_text(value) for name, value in attrs.items()}
+        element = ET.SubElement(parent, f"{{{ATOM}}}{tag}", clean)
+        element.text = None if text is None else xml_text(text)
         return element
 
     sub(feed, "id", f"tag:prweekly,2026:{r.repo}/{lang}")

@@ -1,0 +1,26 @@
+"""Outside text in XML (the Atom feeds, the charts' SVG): only characters XML 1.0 allows.
+
+XML 1.0's `Char` is tab, LF, CR, U+0020..U+D7FF, U+E000..U+FFFD and U+10000..U+10FFFF: a C0
+control, a lone surrogate, U+FFFE or U+FFFF anywhere makes the whole document invalid
+(`invalid token`), so a feed reader shows nothing. ElementTree does not check; this does.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from orchestration.control_chars import strip_unsafe
+
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_text(value: Any) -> str:
+    """`value` with every character XML 1.0 forbids (and every unsafe one) dropped; line
+    breaks are kept. Escaping `<` and `&` is the serialiser's job."""
+    return _NOT_XML.sub("", strip_unsafe("" if value is None else str(value)))
+
+
+def xml_forbidden(text: str) -> list[str]:
+    """The characters of `text` XML 1.0 forbids, written out (`U+FFFF`); [] when none."""
+    return [f"U+{ord(c):04X}" for c in _NOT_XML.findall(text)]
