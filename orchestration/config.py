@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 from dataclasses import dataclass
@@ -117,6 +118,13 @@ class UsageError(ValueError):
     """Bad input from the user: printed as one line, never as a traceback."""
 
 
+def unknown_key(key: object, known: tuple[str, ...]) -> str:
+    """`unknown key x (did you mean y? known: …)`, suggesting the closest known key."""
+    close = difflib.get_close_matches(str(key), known, n=1, cutoff=0.6)
+    hint = f"did you mean {close[0]}? " if close else ""
+    return f"unknown key {key} ({hint}known: {', '.join(known)})"
+
+
 def validate_repo(repo: str) -> str:
     """Return `repo` as given if GitHub could name a repository so; refuse anything else,
     in particular anything that could escape a path (the name is never `.` or `..`)."""
@@ -183,6 +191,11 @@ class Settings:
 def load_settings() -> Settings:
     """Read the contract's environment variables, with their documented defaults."""
     home = Path(os.environ.get("PRWEEKLY_HOME") or "data").resolve()
+    if home.exists() and not home.is_dir():
+        raise UsageError(
+            f"PRWEEKLY_HOME={home} is a file, not a folder: point PRWEEKLY_HOME at a folder "
+            "(it is made if it does not exist)"
+        )
     return Settings(
         home=home,
         source=os.environ.get("PRWEEKLY_SOURCE") or "github",

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import yaml
 
-from orchestration.config import UsageError, canonical_repo, validate_repo
+from orchestration.config import UsageError, canonical_repo, unknown_key, validate_repo
 from orchestration.delivery.targets import parse_deliver
 from orchestration.locks import file_lock
 from orchestration.storage import write_bytes
@@ -24,8 +24,44 @@ from orchestration.storage import write_bytes
 FILE_NAME = "repositories.yml"
 LOCK_NAME = f"{FILE_NAME}.lock"  # held for every read-modify-write of the file
 # libyaml's safe loader and dumper where PyYAML has them: the same YAML, ten times faster
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_BASE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+FILE_KEYS = ("repositories",)
+ENTRY_KEYS = ("name", "source", "core_paths", "area_rules", "deliver")
+
+
+class DuplicateKey(yaml.YAMLError):
+    """A mapping names a key twice: YAML would keep the last one and drop the first silently."""
+
+    def __init__(self, key: str, line: int, first: int, entry: str | None) -> None:
+        where = f"{entry}: " if entry else ""
+        super().__init__(f"{where}{key} appears twice (lines {first} and {line}): keep one")
+        self.key, self.line = key, line
+
+
+class _StrictLoader(_BASE_LOADER):  # type: ignore[misc, valid-type]
+    """YAML's safe loader, refusing a key written twice in one mapping."""
+
+    def construct_mapping(self, node, deep=False):  # PyYAML calls it for every mapping
+        seen: dict[object, int] = {}
+        for key_node, _value in node.value:
+            key = self.construct_object(key_node, deep=True)
+            line = key_node.start_mark.line + 1
+            if isinstance(key, str | int | float | bool) and key in seen:
+                raise DuplicateKey(str(key), line, seen[key], _name_in(node))
+            if isinstance(key, str | int | float | bool):
+                seen[key] = line
+        return super().construct_mapping(node, deep=deep)
+
+
+def _name_in(node: yaml.MappingNode) -> str | None:
+    """The `name:` of a repository's entry, to say which entry a mistake is in."""
+    for key_node, value_node in node.value:
+        if getattr(key_node, "value", None) == "name" and isinstance(value_node, yaml.ScalarNode):
+            return str(value_node.value)
+    return None
+
+
 HEADER = (
     "# Repositories prweekly reports on. Edit by hand or with `prweekly repo add/remove`.\n"
     "# Optional per repository: source (github or file:PATH), core_paths (path prefixes that\n"
@@ -91,33 +127,65 @@ def _read_entries(home: Path) -> list[Repository]:
     if not path.exists():
         return []
     try:
-        doc = yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER) or {}
+        doc = yaml.load(path.read_text(encoding="utf-8"), Loader=_StrictLoader) or {}
+    except DuplicateKey as exc:
+        raise UsageError(f"{path}:{exc.line}: {exc}") from None
     except yaml.YAMLError as exc:
         raise UsageError(f"{path} is not valid YAML: {' '.join(str(exc).split())}") from None
-    repos = []
-    for index, entry in enumerate(doc.get("repositories") or [], start=1):
-        if isinstance(entry, str):
-            entry = {"name": entry}
-        if not isinstance(entry, dict) or "name" not in entry:
-            raise UsageError(f"{path}: repository #{index} needs a `name: owner/name`")
-        try:
-            validate_repo(str(entry["name"]))
-        except UsageError as exc:
-            raise UsageError(f"{path}: {exc}") from None
-        rules = entry.get("area_rules") or {}
-        if not isinstance(rules, dict):
-            raise UsageError(f"{path}: {entry['name']}: area_rules must map path prefixes to areas")
-        parse_deliver(entry.get("deliver"), f"{path}: {entry['name']}")  # a clear error early
-        repos.append(
-            Repository(
-                name=str(entry["name"]),
-                source=entry.get("source"),
-                core_paths=[str(p) for p in entry.get("core_paths") or []],
-                area_rules={str(k): str(v) for k, v in rules.items()},
-                deliver=entry.get("deliver"),
+    if not isinstance(doc, dict):
+        raise UsageError(f"{path}: expected `repositories:` and a list of entries")
+    for key in doc:
+        if key not in FILE_KEYS:
+            raise UsageError(f"{path}: {unknown_key(key, FILE_KEYS)}")
+    entries = doc.get("repositories") or []
+    if not isinstance(entries, list):
+        raise UsageError(f"{path}: repositories must be a list of entries (`- name: owner/name`)")
+    repos: list[Repository] = []
+    lines: dict[str, int] = {}
+    for index, entry in enumerate(entries, start=1):
+        repo = _entry(path, index, entry)
+        if repo.name in lines:
+            raise UsageError(
+                f"{path}: {repo.name} (entry #{index}) is listed twice (also entry "
+                f"#{lines[repo.name]}): keep one entry and put its settings together"
             )
-        )
+        lines[repo.name] = index
+        repos.append(repo)
     return repos
+
+
+def _entry(path: Path, index: int, entry: object) -> Repository:
+    """One `- name: …` entry, checked; every mistake is one line naming the file and entry."""
+    if isinstance(entry, str):
+        entry = {"name": entry}
+    if not isinstance(entry, dict) or "name" not in entry:
+        raise UsageError(f"{path}: repository #{index} needs a `name: owner/name`")
+    name = str(entry["name"])
+    try:
+        validate_repo(name)
+    except UsageError as exc:
+        raise UsageError(f"{path}: {exc}") from None
+    where = f"{path}: {name}"
+    for key in entry:
+        if key not in ENTRY_KEYS:
+            raise UsageError(f"{where}: {unknown_key(key, ENTRY_KEYS)}")
+    source = entry.get("source")
+    if source is not None and not isinstance(source, str):
+        raise UsageError(f"{where}: source must be github or file:PATH, not {source!r}")
+    cores = entry.get("core_paths") or []
+    if isinstance(cores, str) or not isinstance(cores, list):
+        raise UsageError(f"{where}: core_paths must be a list of path prefixes, e.g. [src/core/]")
+    rules = entry.get("area_rules") or {}
+    if not isinstance(rules, dict):
+        raise UsageError(f"{where}: area_rules must map path prefixes to areas")
+    parse_deliver(entry.get("deliver"), where)  # a clear error early
+    return Repository(
+        name=name,
+        source=source,
+        core_paths=[str(p) for p in cores],
+        area_rules={str(k): str(v) for k, v in rules.items()},
+        deliver=entry.get("deliver"),
+    )
 
 
 def save_repositories(home: Path, repos: list[Repository]) -> Path:

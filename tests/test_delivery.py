@@ -186,10 +186,10 @@ def test_each_week_reaches_each_target_once_and_corrections_wait(
         ({"site_url": "reports.example.com"}, "site_url must be an http(s) URL"),
         ({"email": {"to": ["nobody"], "smtp_url": "smtp://host"}}, "not an address: nobody"),
         ({"github": {"discussion_category": "A", "issue_label": "b"}}, "either"),
-        ({"github": {"discussion_categry": "A"}}, "unknown setting(s) discussion_categry"),
+        ({"github": {"discussion_categry": "A"}}, "did you mean discussion_category?"),
         ({"send_corrections": "yes"}, "true or false"),
         ({"language": "fr", "slack": {"webhook_url": "https://x"}}, "language must be one of"),
-        ({"teams": {}}, "unknown setting(s) teams"),
+        ({"teams": {}}, "unknown key teams"),
     ],
 )
 def test_a_bad_deliver_block_is_refused_naming_the_repository(block, message) -> None:

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from orchestration.config import UsageError
+from orchestration.config import UsageError, unknown_key
 
 LANGUAGES = ("en", "zh")
 KINDS = ("slack", "email", "github")
@@ -102,9 +102,7 @@ class _Reader:
     def unknown(self, block: dict, allowed: tuple[str, ...], name: str) -> None:
         extra = sorted(set(map(str, block)) - set(allowed))
         if extra:
-            self.fail(
-                f"{name}: unknown setting(s) {', '.join(extra)} (known: {', '.join(allowed)})"
-            )
+            self.fail(f"{name}: {unknown_key(extra[0], allowed)}")
 
     def language(self, block: dict, default: str, name: str) -> str:
         value = str(block.get("language", default))
