@@ -8,7 +8,7 @@ per repository, for the whole history and for the window the facts are judged on
   primary area named after a language, the repository or a container folder;
 - PRs per topic, and the largest share of weeks one theme takes;
 - with `tests/fixtures/labelled/prs.csv`, agreement with the labels on change type, primary
-  area and topics, and the ten worst disagreements (`bench/agreement.py`).
+  area and topics, per repository (`bench/agreement.py`).
 """
 
 from __future__ import annotations
