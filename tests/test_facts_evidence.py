@@ -85,7 +85,7 @@ def nodes() -> list[dict]:
         pr(14, "[doc] docs: update Ascend guide", at(14), [("docs/ascend.md", 30, M)]),
         pr(15, "[engine] fix: alarm on farm64 hosts", at(15), code),
         pr(16, "[engine] fix: skip offload", at(16), [("pkg/engine/offload.py", 6, M)],
-           body=TEMPLATE + "\nObserved on Ascend NPU 910B: the run crashes when saving.\n"),
+           body=TEMPLATE + "\nSkip the offload on Ascend NPU 910B, where saving crashes.\n"),
         pr(17, "[ops] feat: fused kernels", at(17),
            [("pkg/ops/npu_kernels.py", 40, A), ("tests/ops/test_kernels.py", 9, A)]),
         pr(18, "[examples] feat: add run script for NPU", at(18), [("examples/run_npu.sh", 9, A)]),
@@ -192,9 +192,13 @@ def test_generated_files_are_never_hotspots_and_small_core_changes_do_not_count(
 
 def test_dependency_changes_need_a_lock_requirements_or_a_bump(home: Path) -> None:
     found = risks(home)
-    assert found[(7, "dependency_change")][2] == {"files": ["Cargo.lock"], "more": 0}
+    assert found[(7, "dependency_change")][2] == {
+        "files": ["Cargo.lock"],
+        "more": 0,
+        "package": None,
+    }
     assert (12, "dependency_change") not in found  # a manifest edit alone
-    assert found[(13, "dependency_change")][0] == "changes pyproject.toml"
+    assert found[(13, "dependency_change")][0] == 'changes pyproject.toml (the title names "numpy")'
 
 
 def test_hardware_needs_code_or_words_for_it_and_never_docs_alone(home: Path) -> None:
@@ -203,7 +207,10 @@ def test_hardware_needs_code_or_words_for_it_and_never_docs_alone(home: Path) ->
     assert sorted(hardware) == [16, 17]  # not 14 (docs), 15 (farm64), 18 (example), 27 (quote)
     assert hardware[16][1:] == (
         "description",
-        {"word": "ascend", "sentence": "Observed on Ascend NPU 910B: the run crashes when saving."},
+        {
+            "word": "ascend",
+            "sentence": "Skip the offload on Ascend NPU 910B, where saving crashes.",
+        },
     )
     assert hardware[17][1:] == ("path", {"word": "npu", "path": "pkg/ops/npu_kernels.py"})
 
@@ -267,7 +274,7 @@ def test_every_risk_reason_of_the_chinese_report_is_chinese(report: dict[str, st
         "改动了 `pkg/engine/loop.py`（近 12 周内被 5 个 PR 改动过）",
         "合入时 2 个评审讨论中仍有 1 个未解决",
         "合入前的 1 次评审中没有批准",
-        "描述中提到“ascend”：“Observed on Ascend NPU 910B: the run crashes when saving.”",
+        "描述中提到“ascend”：“Skip the offload on Ascend NPU 910B, where saving crashes.”",
         "回滚了 #2",
         "被 #30 回滚",
         "被 #31（1 天内）跟进修复",

@@ -302,8 +302,10 @@ def test_every_risk_flag_with_its_reason(crafted: Path) -> None:
     assert {n for n, f in risks if f == "core_path"} == {2, 3, 4, 6}
     assert risks[(21, "unresolved_threads")] == "1 of 2 review threads unresolved at merge"
     assert risks[(5, "no_approval")] == "merged with no approving review among 1 review"
-    assert risks[(17, "dependency_change")] == "changes requirements.txt, uv.lock"
-    assert risks[(26, "dependency_change")] == 'the title says "upgrade"'
+    assert risks[(17, "dependency_change")] == (
+        'changes requirements.txt, uv.lock (the title names "numpy")'
+    )
+    assert risks[(26, "dependency_change")] == 'the title says "upgrade torch"'
     assert risks[(2, "breaking_change")] == "the title is tagged [BREAKING]"
     assert risks[(3, "breaking_change")] == "the title's type carries `!`"
     assert risks[(18, "hardware_specific")] == 'the title names "npu"'

@@ -88,13 +88,29 @@ kinds as (
         p.path,
         regexp_matches(p.path, '(^|/)(tests?|testing|__tests__)/|(^|/)test_[^/]*$|_test\.[a-z]+$|\.(test|spec)\.[a-z]+$|(^|/)conftest\.py$') as is_test,
         regexp_matches(p.path, '(^|/)docs?/|\.(md|rst|txt|ipynb)$|(^|/)(README|CHANGELOG|LICENSE|CONTRIBUTING)[^/]*$')
-            and not regexp_matches(p.path, '(^|/)requirements[^/]*\.txt$') as is_doc,
+            and not regexp_matches(p.path, '(^|/)(requirements|constraints)[^/]*\.txt$') as is_doc,
         regexp_matches(p.path, '^\.github/|^\.gitlab-ci|^\.ci/|(^|/)\.pre-commit|^\.circleci/|^\.buildkite/|(^|/)\.?codecov\.ya?ml$') as is_ci,
-        -- dependency manifests, lock files and container builds
-        regexp_matches(p.path, '(^|/)(requirements[^/]*\.(txt|in)|pyproject\.toml|setup\.(py|cfg)|Pipfile(\.lock)?|[^/]*\.lock|package(-lock)?\.json|pnpm-lock\.yaml|environment[^/]*\.ya?ml|go\.(mod|sum)|Cargo\.toml|Gemfile|pom\.xml|build\.gradle(\.kts)?|Dockerfile[^/]*|[^/]*\.[Dd]ockerfile)$') as is_dependency,
         -- generated files: named so (`_generated_*`, `*.generated.*`, `generated/`), lock files,
         -- test snapshots and compiled protocol buffers; never core paths or hotspots
         regexp_matches(lower(p.path), '(^|/)[^/]*generated[^/]*$|(^|/)generated/|(^|/)[^/]*\.lock$|(^|/)(package-lock\.json|npm-shrinkwrap\.json|pnpm-lock\.yaml|go\.sum)$|(^|/)__snapshots__/|\.(snap|ambr)$|_pb2(_grpc)?\.pyi?$|\.pb\.(go|cc|h)$|\.min\.(js|css)$') as is_generated,
+        -- what a dependency file declares: `list` a list of dependencies and nothing else
+        -- (requirements, constraints, conda environments, Pipfile, go.mod), `lock` the resolved
+        -- versions, `manifest` a package's metadata that may list them (pyproject.toml,
+        -- Cargo.toml, package.json, ...), `container` a container build
+        case
+            when not regexp_matches(p.path, '(^|/)(requirements[^/]*\.(txt|in)|constraints[^/]*\.txt|pyproject\.toml|setup\.(py|cfg)|Pipfile(\.lock)?|[^/]*\.lock|package(-lock)?\.json|pnpm-lock\.yaml|npm-shrinkwrap\.json|environment[^/]*\.ya?ml|go\.(mod|sum)|Cargo\.toml|Gemfile|pom\.xml|build\.gradle(\.kts)?|Dockerfile[^/]*|[^/]*\.[Dd]ockerfile)$')
+                then null
+            when regexp_matches(p.path, '(^|/)(Dockerfile[^/]*|[^/]*\.[Dd]ockerfile)$') then 'container'
+            when regexp_matches(p.path, '(^|/)([^/]*\.lock|Pipfile\.lock|package-lock\.json|npm-shrinkwrap\.json|pnpm-lock\.yaml|go\.sum)$') then 'lock'
+            when regexp_matches(p.path, '(^|/)(requirements[^/]*\.(txt|in)|constraints[^/]*\.txt|environment[^/]*\.ya?ml|Pipfile|go\.mod)$') then 'list'
+            else 'manifest'
+        end as dependency_kind,
+        -- dependency manifests, lock files and container builds
+        dependency_kind is not null as is_dependency,
+        -- data and vendored files: results, fixtures, images, fonts and third-party copies,
+        -- which say nothing about how much was written
+        regexp_matches(lower(p.path), '\.(jsonl?|ndjson|csv|tsv|parquet|arrow|feather|avro|orc|npy|npz|pkl|pickle|h5|hdf5|pt|pth|safetensors|onnx|bin|dat|svg|png|jpe?g|gif|webp|ico|bmp|pdf|ttf|otf|woff2?|eot|wasm|gz|zip|tar)$') as is_data,
+        regexp_matches(lower(p.path), '(^|/)(vendor|vendored|_vendor|third_party|third-party|thirdparty|node_modules)/') as is_vendored,
         -- examples and shell scripts: run recipes, not code that unit tests cover
         regexp_matches(p.path, '(^|/)examples?/') as is_example,
         regexp_matches(p.path, '\.(sh|bash)\b[^/]*$') as is_script,
@@ -162,6 +178,9 @@ classified as (
         k.is_ci,
         k.is_dependency,
         k.is_generated,
+        k.dependency_kind,
+        k.is_data,
+        k.is_vendored,
         k.is_example and not (k.is_test or k.is_ci) as is_example,
         k.is_script and not (k.is_test or k.is_ci) as is_script,
         not (k.is_test or k.is_doc or k.is_ci) as is_code,  -- noqa: LT01
@@ -203,6 +222,9 @@ final as (
         c.is_ci,
         c.is_dependency,
         c.is_generated,
+        c.dependency_kind,
+        c.is_data,
+        c.is_vendored,
         c.is_example,
         c.is_script,
         c.is_code,

@@ -5,9 +5,9 @@
 -- `evidence` holds its values as JSON: the word, the file, the box's text, counts, PR numbers),
 -- from which the report words the reason in its own language. A flag whose data the source
 -- lacks is NULL, not false: missing_tests and core_path need the changed files,
--- unresolved_threads the review threads, no_approval the reviews; dependency_change and hardware_specific are NULL when
--- files are unknown and the title and description say nothing. Thresholds are in
--- seeds/thresholds.csv.
+-- unresolved_threads the review threads, no_approval the reviews; dependency_change and
+-- hardware_specific are NULL when files are unknown and the title and description say nothing.
+-- Thresholds are in seeds/thresholds.csv, the words the flags read in seeds/flag_words.csv.
 
 -- read twice (review counts, the flags' sizes): scanning the table again costs less than the
 -- copy of all its rows, review lists included, that DuckDB keeps for a CTE used twice
@@ -60,8 +60,32 @@ settings as (
         max(value) filter (where name = 'large_change_lines') as large_change_lines,
         max(value) filter (where name = 'large_change_files') as large_change_files,
         cast(max(value) filter (where name = 'hotspot_weeks') as integer) as hotspot_weeks,
-        max(value) filter (where name = 'core_path_min_lines') as core_path_min_lines
+        max(value) filter (where name = 'core_path_min_lines') as core_path_min_lines,
+        max(value) filter (where name = 'large_change_min_added_share') as large_change_min_added_share,
+        max(value) filter (where name = 'hardware_min_share') as hardware_min_share,
+        max(value) filter (where name = 'dependency_lock_min_lines') as dependency_lock_min_lines
     from {{ ref('thresholds') }}
+),
+
+-- the words of seeds/flag_words.csv as lists, so the rules below look them up in one step
+flag_words as (
+    select
+        list(word) filter (where flag = 'hardware_specific' and kind = 'change_verb') as change_verbs,
+        list(word) filter (where flag = 'hardware_specific' and kind = 'opener') as openers,
+        list(word) filter (where flag = 'hardware_specific' and kind = 'negation') as negations,
+        list(word) filter (where flag = 'hardware_specific' and kind = 'general_platform') as platforms,
+        list(word) filter (where flag = 'dependency_change' and kind = 'version_action') as version_actions,
+        list(word) filter (where flag = 'dependency_change' and kind in ('version_action', 'action'))
+            as dependency_actions,
+        list(word) filter (where flag = 'dependency_change' and kind = 'noun') as dependency_nouns,
+        list(word) filter (where flag = 'dependency_change' and kind = 'name_prefix') as name_prefixes,
+        list(word) filter (where flag = 'dependency_change' and kind = 'own_version') as own_version_words,
+        list(word) filter (where flag = 'dependency_change' and kind in ('version_action', 'own_version_verb'))
+            as bump_verbs,
+        list(word) filter (where flag = 'dependency_change' and kind = 'not_a_name') as not_names,
+        list(word) filter (where flag = 'dependency_change' and kind in ('noun', 'name_follower')) as name_followers,
+        (select list(lower(login_pattern)) from {{ ref('bot_authors') }}) as bot_patterns
+    from {{ ref('flag_words') }}
 ),
 
 -- hotspots count the hotspot_weeks weeks ending with the PR's: with fewer extracted (and the
@@ -95,7 +119,10 @@ core_touches as (
 ),
 
 -- What the changed files say: code that tests would cover (not generated, not examples), docs
--- and examples only, the first file naming hardware (not docs, not examples) and the dependency files
+-- and examples only; the lines of the files that say something about the change's size (not
+-- documentation, generated, data or vendored files) and how many of them were added; the
+-- lines of the files for specific hardware (code, build, CI or scripts whose path names it,
+-- not tests, docs or examples) against all such lines; and the dependency files by kind
 file_facts as (
     select
         repo,
@@ -103,17 +130,110 @@ file_facts as (
         coalesce(sum(lines) filter (where is_code and not is_generated and not is_example and not is_script), 0)
             as tested_code_lines,
         bool_and(is_doc or is_example) as docs_or_examples_only,
-        min(path) filter (where hardware_word is not null and not is_doc and not is_example) as hardware_path,
-        arg_min(hardware_word, path) filter (where hardware_word is not null and not is_doc and not is_example)
+        coalesce(sum(lines) filter (where not (is_doc or is_generated or is_data or is_vendored)), 0)
+            as sized_lines,
+        coalesce(sum(additions) filter (where not (is_doc or is_generated or is_data or is_vendored)), 0)
+            as sized_additions,
+        count(*) filter (where additions > 0 and not (is_doc or is_generated or is_data or is_vendored))
+            as sized_files,
+        coalesce(sum(lines) filter (where not (is_doc or is_example or is_test)), 0) as platform_lines,
+        coalesce(sum(lines) filter (where hardware_word is not null and not (is_doc or is_example or is_test)), 0)
+            as hardware_lines,
+        arg_max(path, lines) filter (where hardware_word is not null and not (is_doc or is_example or is_test))
+            as hardware_path,
+        arg_max(hardware_word, lines) filter (where hardware_word is not null and not (is_doc or is_example or is_test))
             as hardware_path_word,
-        -- lock files, requirement lists and container builds say the dependencies changed; a
-        -- manifest (pyproject.toml, Cargo.toml, ...) only when the title says so too
-        list(path order by path) filter (where is_dependency and regexp_matches(path,
-            '(^|/)([^/]*\.lock|package-lock\.json|pnpm-lock\.yaml|go\.sum|requirements[^/]*\.(txt|in)|environment[^/]*\.ya?ml|Pipfile|Dockerfile[^/]*|[^/]*\.[Dd]ockerfile)$'))
-            as dependency_files,
+        -- a dependency list always says the dependencies changed; a lock file when it changed
+        -- by at least a package's entry; a manifest or container build only with the title
+        list(path order by path) filter (where dependency_kind = 'list'
+            or (dependency_kind = 'lock' and lines >= s.dependency_lock_min_lines)) as dependency_files,
         list(path order by path) filter (where is_dependency) as manifest_files
     from files
+    cross join settings s
     group by repo, number
+),
+
+-- files moved by a delete and an add (a source without rename detection): an added file whose
+-- lines equal those of a file the same PR deleted; neither was written, so neither counts
+-- towards the size
+moves as (
+    select repo, number, sum(lines * moved) as moved_additions, sum(moved) as moved_files
+    from (
+        select
+            repo,
+            number,
+            case when change_type = 'ADDED' then additions else deletions end as lines,
+            least(count(*) filter (where change_type = 'ADDED'), count(*) filter (where change_type = 'DELETED'))
+                as moved
+        from files
+        where change_type in ('ADDED', 'DELETED') and additions + deletions > 0
+            and (additions = 0 or deletions = 0) and not (is_doc or is_generated or is_data or is_vendored)
+        group by all
+    )
+    where moved > 0
+    group by repo, number
+),
+
+-- a dependency the title names: `Bump numpy to 2.1`, `Update Rust crate html-escape to v0.2.15`,
+-- `Drop whoami dependency`, `pin torch-npu==2.7.1`: a verb of seeds/flag_words.csv, then a
+-- name (past the words it skips); a weaker verb (`update`, `drop`, `support`) counts only with a
+-- version, a constraint or a dependency noun in the title. `Bump dev version` is the project's
+-- own version, never a dependency. Read only for PRs that changed a dependency file or whose
+-- files are unknown.
+title_dependencies as (
+    select
+        t.repo,
+        t.number,
+        t.own_version,
+        -- the name: the first word past the verb and the words skipped; after a weaker verb it
+        -- carries a constraint (`torch-npu==2.7.1`) or a version, `to`, `from`, `version` or a
+        -- dependency noun follows it
+        case when not t.own_version and t.verb_at is not null
+                  and (list_contains(v.version_actions, t.tokens[t.verb_at]) or t.versioned
+                       or list_has_any(t.tokens, v.dependency_nouns))
+                  and regexp_matches(t.tokens[t.name_at], '^[a-z@][a-z0-9_.@/+-]*[a-z0-9]([=<>~!]=?.*)?$')
+                  and not list_contains(v.not_names, t.tokens[t.name_at])
+                  and not list_contains(v.dependency_actions, t.tokens[t.name_at])
+                  and (list_contains(v.version_actions, t.tokens[t.verb_at])
+                       or regexp_matches(t.tokens[t.name_at], '[=<>~]')
+                       or list_contains(v.name_followers, coalesce(t.tokens[t.name_at + 1], ''))
+                       or regexp_matches(coalesce(t.tokens[t.name_at + 1], ''), '^v?\d+(\.\d+)+'))
+            then regexp_replace(t.tokens[t.name_at], '[=<>~!].*$', '')
+        end as named,
+        t.tokens[t.verb_at] as dependency_verb
+    from (
+        select
+            p.repo,
+            p.number,
+            k.tokens,
+            list_position(list_transform(k.tokens, lambda x: list_contains(w.dependency_actions, x)), true)
+                as verb_at,
+            regexp_matches(p.title, '\d\.\d|\bv\d|[=<>~]=|[<>]\s*\d') as versioned,
+            -- `bump [dev|main branch|the ...] version`, not `bump the version of X`; a release
+            c.change_type_signal = 'title_release' or coalesce(list_bool_or(list_transform(k.tokens, lambda x, i:  -- noqa: LT01
+                list_contains(w.bump_verbs, x)
+                and coalesce(k.tokens[i + list_position(list_transform(k.tokens[i + 1:],
+                    lambda y: not list_contains(w.own_version_words, y)), true)] in ('version', 'versions'), false)
+                and coalesce(k.tokens[i + 1 + list_position(list_transform(k.tokens[i + 1:],
+                    lambda y: not list_contains(w.own_version_words, y)), true)], '') <> 'of'
+                or (x = 'version' and coalesce(k.tokens[i + 1], '') in ('bump', 'bumps')))), false) as own_version
+        from prs p
+        join classified c using (repo, number)
+        left join file_facts ff using (repo, number)
+        cross join flag_words w
+        cross join lateral (
+            select list_filter(
+                regexp_split_to_array(replace(lower(p.title), '`', ''), '[\s,;:()\[\]"!?*]+'),
+                lambda x: x <> '') as tokens
+        ) k
+        where p.files is null or ff.manifest_files is not null
+    ) t0
+    cross join flag_words v
+    cross join lateral (
+        select t0.*, t0.verb_at + list_position(list_transform(t0.tokens[t0.verb_at + 1:],
+            lambda x: not list_contains(v.name_prefixes, x)), true) as name_at
+    ) t
+    where t.verb_at is not null or t.own_version
 ),
 
 reviews as (
@@ -137,7 +257,13 @@ flags as (
         c.week_start,
         c.number,
         p.additions + p.deletions as changed_lines,
+        p.additions,
         p.changed_files,
+        ff.sized_lines - 2 * coalesce(mv.moved_additions, 0) as sized_lines,
+        ff.sized_additions - coalesce(mv.moved_additions, 0) as sized_additions,
+        ff.sized_files - coalesce(mv.moved_files, 0) as sized_files,
+        ff.hardware_lines,
+        ff.platform_lines,
         r.review_count,
         r.reviewers,
         r.thread_count,
@@ -147,7 +273,9 @@ flags as (
         c.files_known,
         c.touches_tests,
         ff.tested_code_lines,
-        coalesce(ff.docs_or_examples_only, false) as docs_or_examples_only,
+        -- documentation only: every file is docs or examples, or the paths made it a docs change
+        coalesce(ff.docs_or_examples_only, false)
+            or (c.change_type = 'docs' and c.change_type_signal = 'paths') as docs_or_examples_only,
         -- a code change tests should cover: a feature, fix, performance change or refactor that
         -- changes code other than generated files and examples
         c.files_known and c.change_type in ('feat', 'fix', 'perf', 'refactor')
@@ -163,13 +291,29 @@ flags as (
         d.title_hardware_word,
         d.description_hardware_word,
         d.hardware_sentence,
+        -- the description targets the hardware when the sentence naming it opens with a change
+        -- verb (after `This PR`, `We`, ...) that no issue reference follows, names it outside
+        -- links, denies nothing and names no general platform beside it (`for cuda and npu`);
+        -- a bot's description (release notes, a changelog) never does
+        case when d.hardware_sentence is not null
+                  and not list_bool_or(list_transform(w.bot_patterns, lambda b: lower(p.author) like b)) then
+            list_contains(w.change_verbs, hs.verb)
+            and not regexp_matches(hs.after_verb, '^\s*:?\s*([\w.-]+/[\w.-]+)?#\d')
+            and list_contains(hs.tokens, lower(d.description_hardware_word))
+            and not list_has_any(hs.tokens, w.negations)
+            and not list_has_any(hs.tokens, w.platforms)
+        else false end as description_targets_hardware,
+        -- dependency lists and grown lock files; with a dependency the title names, every
+        -- changed manifest and container build too
         case
-            when c.dependency_title_word is not null then list_concat(coalesce(ff.dependency_files, []),
+            when td.named is not null then list_concat(coalesce(ff.dependency_files, []),
                 list_filter(coalesce(ff.manifest_files, []),
                     lambda m: not list_contains(coalesce(ff.dependency_files, []), m)))
             else coalesce(ff.dependency_files, [])
         end as dependency_files,
-        c.dependency_title_word,
+        td.named as dependency_name,
+        td.dependency_verb,
+        coalesce(td.own_version, false) as own_version,
         c.breaking_signal,
         d.breaking_note,
         r.unresolved_threads as unresolved_count,
@@ -182,7 +326,9 @@ flags as (
         l.follows_up,
         s.missing_tests_min_lines,
         s.large_change_lines,
-        s.large_change_files
+        s.large_change_files,
+        s.large_change_min_added_share,
+        s.hardware_min_share
     from classified c
     join prs p using (repo, number)
     join reviews r using (repo, number)
@@ -190,8 +336,29 @@ flags as (
     join descriptions d using (repo, number)
     cross join settings s
     left join core_touches ct using (repo, number)
+    cross join flag_words w
     left join file_facts ff using (repo, number)
+    left join title_dependencies td using (repo, number)
+    left join moves mv using (repo, number)
     left join hotspots_known hk on hk.repo = c.repo and hk.week_start = c.week_start
+    -- the hardware sentence's words (links out, `n't` as `not`), the verb opening it and what follows
+    cross join lateral (
+        select
+            list_filter(regexp_split_to_array(x.sentence, '[^a-z0-9_]+'), lambda t: t <> '') as tokens,
+            regexp_extract(x.lead, '^([a-z]+)', 1) as verb,
+            regexp_replace(x.lead, '^[a-z]+', '') as after_verb
+        from (
+            select y.sentence, substr(y.start, coalesce(length(list_filter(w.openers,
+                lambda o: starts_with(y.start, o || ' '))[1]) + 2, 1)) as lead
+            from (
+                select z.sentence, regexp_replace(z.sentence, '^[^a-z0-9#]+', '') as start
+                from (
+                    select replace(lower(regexp_replace(coalesce(d.hardware_sentence, ''), 'https?://\S+', ' ', 'g')),
+                        'n''t', ' not') as sentence
+                ) z
+            ) y
+        ) x
+    ) hs
 ),
 
 keyed as (
@@ -226,8 +393,11 @@ keyed as (
         case when f.reviews_known then f.approvals = 0 end as no_approval,
         case when f.review_count = 0 then 'no_review' else 'no_approving_review' end as no_approval_reason_key,
 
+        -- never the project's own version (`Bump dev version`, a release)
         case
-            when len(f.dependency_files) > 0 or f.dependency_title_word is not null then true
+            when f.own_version then false
+            when len(f.dependency_files) > 0 then true
+            when f.dependency_name is not null and not f.files_known then true
             when f.files_known then false
         end as dependency_change,
         case when len(f.dependency_files) > 0 then 'files' else 'title_word' end as dependency_change_reason_key,
@@ -235,21 +405,35 @@ keyed as (
         f.breaking_signal is not null or f.breaking_note is not null as breaking_change,
         coalesce(f.breaking_signal, 'description') as breaking_change_reason_key,
 
-        -- hardware: the title names it, a file for it changed (code, build, CI, tests), or the
-        -- description names it; never for a change to documentation and examples alone
+        -- hardware: the title names it, the files for it (code, build, CI or scripts whose path
+        -- names it; not tests) hold hardware_min_share of the lines outside docs, examples and
+        -- tests, or the description targets it; never for documentation and examples alone
         case
-            when f.hardware_path is not null then true
             when f.docs_or_examples_only then false
-            when f.title_hardware_word is not null or f.description_hardware_word is not null then true
+            when f.title_hardware_word is not null then true
+            when f.hardware_lines > 0 and f.hardware_lines >= f.hardware_min_share * f.platform_lines then true
+            when f.description_targets_hardware then true
             when f.files_known then false
         end as hardware_specific,
         case
-            when f.title_hardware_word is not null and not f.docs_or_examples_only then 'title'
-            when f.hardware_path is not null then 'path'
+            when f.title_hardware_word is not null then 'title'
+            when f.hardware_lines > 0 and f.hardware_lines >= f.hardware_min_share * f.platform_lines then 'path'
             else 'description'
         end as hardware_specific_reason_key,
 
-        f.changed_lines >= f.large_change_lines or f.changed_files >= f.large_change_files as large_change,
+        -- size: the lines and files that were written (not documentation, generated, data or
+        -- vendored files, not moves; files that only lost lines do not count), never a removal: a
+        -- change whose additions are under large_change_min_added_share of its lines
+        case when f.docs_or_examples_only then false
+        when f.files_known then
+            (f.sized_lines >= f.large_change_lines or f.sized_files >= f.large_change_files)
+            and f.sized_additions >= f.large_change_min_added_share * f.sized_lines
+        else
+            (f.changed_lines >= f.large_change_lines or f.changed_files >= f.large_change_files)
+            and f.additions >= f.large_change_min_added_share * f.changed_lines
+        end as large_change,
+        case when f.files_known then f.sized_lines else f.changed_lines end as size_lines,
+        case when f.files_known then f.sized_files else f.changed_files end as size_files,
 
         f.is_revert or len(f.reverted_by) > 0 as revert,
         case
@@ -314,11 +498,13 @@ reasons as (
         case k.dependency_change_reason_key
             when 'files' then 'changes ' || array_to_string(k.dependency_files[1:3], ', ')
                 || case when len(k.dependency_files) > 3 then ' and ' || (len(k.dependency_files) - 3) || ' more' else '' end
-            else 'the title says "' || k.dependency_title_word || '"'
+                || coalesce(' (the title names "' || k.dependency_name || '")', '')
+            else 'the title says "' || k.dependency_verb || ' ' || k.dependency_name || '"'
         end as dependency_change_reason,
         case when k.dependency_change then case k.dependency_change_reason_key
-            when 'files' then to_json({'files': k.dependency_files[1:3], 'more': greatest(len(k.dependency_files) - 3, 0)})
-            else to_json({'word': k.dependency_title_word})
+            when 'files' then to_json({'files': k.dependency_files[1:3], 'more': greatest(len(k.dependency_files) - 3, 0),
+                'package': k.dependency_name})
+            else to_json({'word': k.dependency_verb || ' ' || k.dependency_name, 'package': k.dependency_name})
         end end as dependency_change_evidence,
 
         case k.breaking_change_reason_key
@@ -342,9 +528,9 @@ reasons as (
         end end as hardware_specific_evidence,
 
         'size' as large_change_reason_key,
-        k.changed_lines || ' lines across ' || k.changed_files || case when k.changed_files = 1 then ' file' else ' files' end
+        k.size_lines || ' lines across ' || k.size_files || case when k.size_files = 1 then ' file' else ' files' end
             as large_change_reason,
-        case when k.large_change then to_json({'lines': k.changed_lines, 'files': k.changed_files})
+        case when k.large_change then to_json({'lines': k.size_lines, 'files': k.size_files})
         end as large_change_evidence,
 
         case when k.revert then concat_ws('; ',

@@ -1,0 +1,161 @@
+"""Crafted PRs for the flags with signal: hardware, dependencies and size, each with its evidence.
+
+One week of `acme/flags` (2026-W10) is built once through the model runner; each test reads
+the warehouse. Every PR here is a case a maintainer struck out (or missed) on a real week.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.test_facts_support import build_models, pr, query
+
+REPO = "acme/flags"
+A, M, D = "ADDED", "MODIFIED", "DELETED"
+
+
+def at(hour: int) -> str:
+    return f"2026-03-0{2 + hour // 24}T{hour % 24:02d}:00:00Z"
+
+
+def lines(node: dict, deletions: dict[str, int]) -> dict:
+    """The node with `deletions` (path: lines removed) set on its files and totals."""
+    for file in node["files"]["nodes"]:
+        file["deletions"] = deletions.get(file["path"], 0)
+    node["deletions"] = sum(deletions.values())
+    return node
+
+
+BOT_NOTES = "Bumps codspeed.\n\n- fix: hangs on ARM64 due to atomics by @someone in #23"
+
+
+def nodes() -> list[dict]:
+    code = [("pkg/fsdp/sync.py", 80, M)]
+    return [
+        # hardware: a negation, a crash report behind `Fixes #N`, a test named for the hardware
+        pr(1, "[fsdp, perf] feat: defer gradient sync", at(1), code,
+           body="Defers the gradient sync.\n\nThis is relevant to #6010, but the PR does not "
+           "claim to resolve that hardware-specific report without an Ascend profile."),
+        pr(2, "[rollout] fix: stop sampling placeholder tokens", at(2), code,
+           body="Fixes #5817 (the masked_scatter crash on NPU, confirmed by the reporter)."),
+        pr(3, "[ckpt] refactor: rename misleading arg", at(3),
+           [("pkg/ckpt/engine.py", 20, M), ("tests/ckpt/test_correctness_on_npu.py", 4, M)]),
+        # ... a workflow for the hardware touched by a broad refactor, next to a change for it
+        pr(4, "[trainer] refactor: split the trainer", at(4),
+           [("pkg/trainer/base.py", 400, M), (".github/workflows/e2e_ascend.yml", 2, M)]),
+        pr(5, "[ci] chore: run nightly jobs", at(5),
+           [(".github/workflows/nightly_ascend.yml", 30, M), ("pkg/ci/jobs.py", 5, M)]),
+        pr(6, "[trainer] feat: third-party accelerators", at(6), code,
+           body="Add GRPO Trainer support for Ascend NPU.\n\nSee https://example.org/npu/guide."),
+        pr(7, "Update codspeed action to v4.18.5", at(7), [(".github/workflows/bench.yml", 2, M)],
+           body=BOT_NOTES, author="renovate[bot]"),
+        pr(8, "[model] feat: value head", at(8), code,
+           body="Add a value head registered for cuda and npu."),
+        pr(9, "[doc] chore: npu best practice", at(9),
+           [("docs/npu.md", 40, M), ("tests/special_npu/run.sh", 3, M)]),
+        # dependencies: the project's own version, a dropped and a pinned dependency, internal
+        # lock edges, a requirements list
+        pr(10, "[misc] chore: bump dev version to 0.9.0.dev", at(10), [("pyproject.toml", 2, M)]),
+        pr(11, "Bump version to 0.5.5", at(11), [("Cargo.toml", 2, M), ("Cargo.lock", 60, M)]),
+        lines(pr(12, "Drop whoami dependency", at(12),
+                 [("Cargo.toml", 0, M), ("crates/uv/Cargo.toml", 0, M), ("Cargo.lock", 0, M)]),
+              {"Cargo.toml": 1, "crates/uv/Cargo.toml": 1, "Cargo.lock": 41}),
+        pr(13, "[build] chore: pin torch-npu==2.7.1 for CI", at(13), [("pyproject.toml", 2, M)]),
+        pr(14, "Move remove_virtualenv to uv-fs", at(14),
+           [("crates/uv-fs/src/lib.rs", 30, M), ("crates/uv-fs/Cargo.toml", 1, M),
+            ("Cargo.lock", 1, M)]),
+        pr(15, "Add tensorboard logging", at(15),
+           [("pkg/log/board.py", 40, A), ("requirements.txt", 1, M)]),
+        pr(16, "[misc] chore: bump the version of vllm-ascend to v0.11.0", at(16),
+           [("docker/Dockerfile.ascend", 2, M)]),
+        # size: a removal, benchmark results, a move, generated files; and a real one
+        lines(pr(17, "[recipe] chore: remove the old recipe", at(17),
+                 [("pkg/recipe/old.py", 0, D), ("pkg/recipe/__init__.py", 2, M)]),
+              {"pkg/recipe/old.py": 5000}),
+        pr(18, "[bench] chore: record benchmark results", at(18),
+           [("benchmarks/results/run.json", 22403, A), ("benchmarks/README.md", 20, M)]),
+        lines(pr(19, "[reward] chore: rename the reward loop files", at(19),
+                 [("pkg/reward/manager.py", 1100, A), ("pkg/reward/loop.py", 0, D),
+                  ("pkg/reward/__init__.py", 2, M)]),
+              {"pkg/reward/loop.py": 1100, "pkg/reward/__init__.py": 2}),
+        pr(20, "[data] feat: giant loader", at(20),
+           [("pkg/data/loader.py", 1200, A), ("uv.lock", 3000, M)]),
+        pr(21, "[docs] docs: rewrite the guide", at(21), [("docs/guide.md", 3000, M)]),
+        pr(22, "[api] chore: regenerate clients", at(22),
+           [("pkg/api/_generated_client.py", 5000, M), ("web/__snapshots__/a.snap", 900, M)]),
+    ]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The week built once through the model runner; tests only read it."""
+    home = tmp_path_factory.mktemp("flags")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PRWEEKLY_HOME", str(home))
+        return build_models(home, {REPO: nodes()})
+
+
+def raised(home: Path, flag: str) -> dict[int, tuple[str, str, dict]]:
+    return {
+        number: (reason, key, json.loads(evidence))
+        for number, reason, key, evidence in query(
+            home,
+            "select number, reason, reason_key, evidence from marts.fct_weekly_risks "
+            "where risk_flag = ?",
+            [flag],
+        )
+    }
+
+
+def test_hardware_needs_files_for_it_or_a_description_that_targets_it(home: Path) -> None:
+    found = raised(home, "hardware_specific")
+    # not 1 (a negation), 2 (a crash behind `Fixes #N`), 3 (a test's name), 4 (a workflow in a
+    # broad refactor), 7 (a bot's release notes), 8 (cuda and npu), 9 (docs and a test script)
+    assert sorted(n for n in found if n < 10) == [5, 6]
+    assert found[5][1:] == (
+        "path",
+        {"word": "ascend", "path": ".github/workflows/nightly_ascend.yml"},
+    )
+    assert found[6] == (
+        'the description names "ascend": "Add GRPO Trainer support for Ascend NPU."',
+        "description",
+        {"word": "ascend", "sentence": "Add GRPO Trainer support for Ascend NPU."},
+    )
+    assert 13 in found and 16 in found  # the title names the hardware
+
+
+def test_dependency_changes_name_the_file_and_the_dependency(home: Path) -> None:
+    found = raised(home, "dependency_change")
+    # not 10, 11 (the project's own version), 14 (an internal lock edge); 16 changes only a
+    # container build, but the title names what it bumps; 20's lock file grew by 3,000 lines
+    assert sorted(found) == [12, 13, 15, 16, 20]
+    assert found[12] == (
+        'changes Cargo.lock, Cargo.toml, crates/uv/Cargo.toml (the title names "whoami")',
+        "files",
+        {"files": ["Cargo.lock", "Cargo.toml", "crates/uv/Cargo.toml"], "more": 0,
+         "package": "whoami"},
+    )  # fmt: skip
+    assert found[13][2] == {"files": ["pyproject.toml"], "more": 0, "package": "torch-npu"}
+    assert found[15][0] == "changes requirements.txt"
+    assert found[16][2]["package"] == "vllm-ascend"
+
+
+def test_size_counts_what_was_written(home: Path) -> None:
+    found = raised(home, "large_change")
+    # not 17 (a removal), 18 (benchmark results), 19 (a move), 21 (docs), 22 (generated)
+    assert sorted(found) == [20]
+    assert found[20] == ("1200 lines across 1 file", "size", {"lines": 1200, "files": 1})
+
+
+def test_no_docs_only_change_carries_a_size_or_hardware_flag(home: Path) -> None:
+    flags = dict(
+        query(
+            home,
+            "select number, [hardware_specific, large_change] from marts.fct_pull_requests "
+            "where number in (9, 21)",
+        )
+    )
+    assert flags == {9: [False, False], 21: [False, False]}
