@@ -3,9 +3,10 @@
 Runs the extraction bench (through the emulator), the verl backfill (CLI and Dagster, end to
 end), the facts of the shared histories against issue 12's targets and the labelled set
 (`bench/facts.py`), the readers' wait during a build, the whole Monday run over 100 and 50
-generated repositories (`bench/monday_run.py`) and the scale bench (generated lake),
-prints each figure against its target and writes them all to `bench/results.json`. Figures are
-medians of `--runs` runs; the full-scale build of every model runs `--build-runs` times
+generated repositories (`bench/monday_run.py`), the scale bench (generated lake) and the
+runner against dbt-duckdb on verl and the million (`bench/dbt_ratio.py`), prints each figure
+against its target and writes them all to `bench/results.json`. Figures are medians of
+`--runs` runs; the full-scale build of every model runs `--build-runs` times
 (default: `--runs`; the one-off build from week files alone, without compacted copies, runs
 once).
 """
@@ -20,7 +21,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import backfill, extract, facts, monday_run, readers, scale
+from bench import backfill, dbt_ratio, extract, facts, monday_run, readers, scale
 
 RESULTS = Path(__file__).resolve().parent / "results.json"
 
@@ -93,6 +94,7 @@ def _rows(results: dict) -> list[tuple[str, str, str, bool | None]]:
                 ("  reads that saw half a build", f"{build['reads_of_half_a_build']}", "0", None)
             )
     rows.extend(monday_run.rows(results.get("monday_run") or {}))
+    rows.extend(dbt_ratio.rows(results.get("dbt_ratio") or {}))
     for sc in results.get("scale", []):
         label = f"{sc['prs']:,} PRs ({sc['repos']}x{sc['weeks']}x{sc['prs_per_week']})"
         big = sc["scale"] == "full"
@@ -236,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--skip",
-        choices=["extract", "backfill", "facts", "readers", "monday_run", "scale"],
+        choices=["extract", "backfill", "facts", "readers", "monday_run", "scale", "dbt_ratio"],
         action="append",
     )
     args = parser.parse_args(argv)
@@ -275,6 +277,9 @@ def main(argv: list[str] | None = None) -> int:
             _log(f"scale {size}:")
             build_runs = (args.build_runs or args.runs) if size == "full" else args.runs
             results["scale"].append(scale.run(size, args.runs, build_runs, log=_log))
+    if "dbt_ratio" not in skip:
+        _log("dbt_ratio: every model by the runner and by dbt-duckdb, verl and the million ...")
+        results["dbt_ratio"] = dbt_ratio.run(["verl", "million"], 1, log=_log)
     RESULTS.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     print(table(results))
     print(f"\nwritten to bench/{RESULTS.name}")

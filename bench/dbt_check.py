@@ -70,13 +70,18 @@ def dbt_env(home: Path, database: Path, work: Path) -> dict[str, str]:
     }
 
 
-def dbt_build(home: Path, database: Path, work: Path, *, tests: bool = True) -> dict:
-    """`dbt build` of the lake in `home` into `database`; dbt's own timings too."""
+def dbt_build(
+    home: Path, database: Path, work: Path, *, tests: bool = True, select: str | None = None
+) -> dict:
+    """`dbt build` of the lake in `home` into `database` (every node, or `select`); dbt's own
+    timings too."""
     for stale in (database, database.with_name(database.name + ".wal")):
         stale.unlink(missing_ok=True)
     command = [dbt_executable(), "build", "--project-dir", str(ROOT), "--profiles-dir", str(ROOT)]
     if not tests:
         command += ["--exclude", "resource_type:test"]
+    if select:
+        command += ["--select", select]
     began = time.perf_counter()
     done = subprocess.run(
         command, cwd=ROOT, env=dbt_env(home, database, work), capture_output=True, text=True
