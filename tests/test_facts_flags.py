@@ -7,10 +7,15 @@ the warehouse. Every PR here is a case a maintainer struck out (or missed) on a 
 from __future__ import annotations
 
 import json
+from datetime import date
 from pathlib import Path
 
+import duckdb
 import pytest
 
+from orchestration.report.queries import load_week
+from orchestration.report.render import render_week
+from orchestration.sources.nodes import to_row
 from tests.test_facts_support import build_models, pr, query
 
 REPO = "acme/flags"
@@ -159,3 +164,47 @@ def test_no_docs_only_change_carries_a_size_or_hardware_flag(home: Path) -> None
         )
     )
     assert flags == {9: [False, False], 21: [False, False]}
+
+
+def truncated(number: int, listed: int, total: int) -> dict:
+    """A feature whose file list GitHub cut at `listed` of `total` files, all of them code;
+    its tests are among the files not listed."""
+    files = [(f"pkg/big/mod{i:04d}.py", 1, A) for i in range(listed)]
+    node = pr(number, "[big] feat: generate the bindings", at(30), files)
+    node["files"]["totalCount"] = total
+    node["changedFiles"] = total
+    node["additions"] = total
+    return node
+
+
+def test_a_truncated_file_list_leaves_what_it_cannot_show_unknown(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    home = tmp_path_factory.mktemp("truncated")
+    complete = pr(2, "[big] feat: small module", at(31),
+                  [("pkg/big/small.py", 40, A), ("tests/big/test_small.py", 9, A)])  # fmt: skip
+    build_models(home, {REPO: [truncated(1, 3000, 3500), complete]})
+    facts = {
+        number: rest
+        for number, *rest in query(
+            home,
+            "select number, files_complete, listed_files, changed_files, touches_tests, "
+            "missing_tests, core_path, dependency_change, large_change, risk_flags "
+            "from marts.fct_pull_requests order by number",
+        )
+    }
+    # 3,000 lines of listed code: very large whatever the other 500 hold
+    assert facts[1] == [False, 3000, 3500, None, None, None, None, True, ["large_change"]]
+    assert facts[2][:5] == [True, 2, 2, True, False]
+    # no reason says "no test file changed" for it
+    reasons = query(home, "select reason from marts.fct_weekly_risks where number = 1")
+    assert reasons == [("3000 lines across 3000 files",)]
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as conn:
+        report = render_week(load_week(conn, REPO, date(2026, 3, 2)))["2026-03-02.en.md"]
+    assert "no test file changed" not in report and "Add tests for" not in report
+
+
+def test_a_cut_list_is_known_from_the_count_without_changed_files() -> None:
+    node = truncated(1, 3000, 3500)
+    del node["changedFiles"]
+    assert to_row(node, REPO)["changed_files"] == 3500

@@ -119,7 +119,11 @@ def _file(node: dict, number: Any) -> dict:
 
 
 def _from_files(files: list[dict] | None, total: Any, key: str) -> int | None:
-    """A PR-level count the source left out, summed from its files when they are all there."""
+    """A PR-level count the source left out, summed from its files when they are all there;
+    the number of changed files is the list's `totalCount` when it has one (GitHub lists at
+    most 3,000 files), so that a cut list is known to be cut."""
+    if key == "changed_files" and isinstance(total, int) and not isinstance(total, bool):
+        return total
     if files is None or (isinstance(total, int) and total != len(files)):
         return None
     if key == "changed_files":

@@ -226,7 +226,7 @@ title_dependencies as (
                 regexp_split_to_array(replace(lower(p.title), '`', ''), '[\s,;:()\[\]"!?*]+'),
                 lambda x: x <> '') as tokens
         ) k
-        where p.files is null or ff.manifest_files is not null
+        where not p.files_complete or ff.manifest_files is not null
     ) t0
     cross join flag_words v
     cross join lateral (
@@ -271,14 +271,16 @@ flags as (
         r.threads_known,
         c.change_type,
         c.files_known,
+        c.files_complete,
         c.touches_tests,
         ff.tested_code_lines,
         -- documentation only: every file is docs or examples, or the paths made it a docs change
-        coalesce(ff.docs_or_examples_only, false)
+        -- (never known of a cut file list)
+        (c.files_complete and coalesce(ff.docs_or_examples_only, false))
             or (c.change_type = 'docs' and c.change_type_signal = 'paths') as docs_or_examples_only,
         -- a code change tests should cover: a feature, fix, performance change or refactor that
         -- changes code other than generated files and examples
-        c.files_known and c.change_type in ('feat', 'fix', 'perf', 'refactor')
+        c.files_complete and c.change_type in ('feat', 'fix', 'perf', 'refactor')
             and coalesce(ff.tested_code_lines, 0) > 0 and not coalesce(c.touches_tests, false)
             as untested_code_change,
         d.test_box_state,
@@ -365,8 +367,9 @@ keyed as (
     select
         f.*,
 
+        -- unknown without the files, or with a cut list (GitHub's 3,000) that lists no test
         case
-            when not f.files_known then null
+            when not f.files_complete and not coalesce(f.touches_tests, false) then null
             when not f.untested_code_change then false
             when f.test_box_state = 'unchecked' or f.no_test_sentence is not null then true
             when f.test_box_state = 'checked' then false
@@ -385,6 +388,7 @@ keyed as (
             when not f.files_known then null
             when f.change_type in ('docs', 'test', 'ci') then false
             when f.core_files is not null then true
+            when not f.files_complete then null
             when f.hotspots_known then false
         end as core_path,
         case when f.core_files[1].prs is not null then 'hotspot' else 'configured' end as core_path_reason_key,
@@ -397,8 +401,8 @@ keyed as (
         case
             when f.own_version then false
             when len(f.dependency_files) > 0 then true
-            when f.dependency_name is not null and not f.files_known then true
-            when f.files_known then false
+            when f.dependency_name is not null and not f.files_complete then true
+            when f.files_complete then false
         end as dependency_change,
         case when len(f.dependency_files) > 0 then 'files' else 'title_word' end as dependency_change_reason_key,
 
@@ -411,13 +415,15 @@ keyed as (
         case
             when f.docs_or_examples_only then false
             when f.title_hardware_word is not null then true
-            when f.hardware_lines > 0 and f.hardware_lines >= f.hardware_min_share * f.platform_lines then true
+            when f.files_complete and f.hardware_lines > 0
+                 and f.hardware_lines >= f.hardware_min_share * f.platform_lines then true
             when f.description_targets_hardware then true
-            when f.files_known then false
+            when f.files_complete then false
         end as hardware_specific,
         case
             when f.title_hardware_word is not null then 'title'
-            when f.hardware_lines > 0 and f.hardware_lines >= f.hardware_min_share * f.platform_lines then 'path'
+            when f.files_complete and f.hardware_lines > 0
+                 and f.hardware_lines >= f.hardware_min_share * f.platform_lines then 'path'
             else 'description'
         end as hardware_specific_reason_key,
 
@@ -425,9 +431,12 @@ keyed as (
         -- vendored files, not moves; files that only lost lines do not count), never a removal: a
         -- change whose additions are under large_change_min_added_share of its lines
         case when f.docs_or_examples_only then false
-        when f.files_known then
-            (f.sized_lines >= f.large_change_lines or f.sized_files >= f.large_change_files)
-            and f.sized_additions >= f.large_change_min_added_share * f.sized_lines
+        -- a cut file list is large when what it lists already is, else unknown
+        when f.files_known then case
+            when (f.sized_lines >= f.large_change_lines or f.sized_files >= f.large_change_files)
+                 and f.sized_additions >= f.large_change_min_added_share * f.sized_lines then true
+            when f.files_complete then false
+        end
         else
             (f.changed_lines >= f.large_change_lines or f.changed_files >= f.large_change_files)
             and f.additions >= f.large_change_min_added_share * f.changed_lines

@@ -366,6 +366,7 @@ classified as (
         p.merged_at,
         p.title,
         p.files_known,
+        p.files_complete,
         coalesce(
             p.label_type,
             case when p.is_revert_title then 'revert' end,
@@ -382,7 +383,7 @@ classified as (
             case when p.performance_word is not null then 'perf' end,
             p.description_type,
             case
-                when f.dependency_only then 'chore'
+                when f.dependency_only and p.files_complete then 'chore'
                 when f.new_module_path is not null then 'feat'
             end,
             'other'
@@ -401,7 +402,7 @@ classified as (
             when p.verb_type is not null then 'title_verb'
             when p.word_type is not null or p.performance_word is not null then 'title_word'
             when p.description_type is not null then 'description'
-            when f.dependency_only or f.new_module_path is not null then 'paths_fallback'
+            when (f.dependency_only and p.files_complete) or f.new_module_path is not null then 'paths_fallback'
             else 'none'
         end as change_type_signal,
         p.breaking_signal is not null as is_breaking,
@@ -427,7 +428,12 @@ classified as (
             or coalesce(p.label_type = 'perf' or p.title_type = 'perf' or p.tag_type = 'perf', false)
             or list_contains(list_transform(p.label_names, lambda l: v.type_of_alias[l]), 'perf')
             as is_performance,
-        case when p.files_known then coalesce(f.touches_tests, false) end as touches_tests,
+        -- a cut file list (files_complete false) may leave its tests out: touched when one is
+        -- listed, else unknown
+        case
+            when p.files_complete then coalesce(f.touches_tests, false)
+            when f.touches_tests then true
+        end as touches_tests,
         coalesce(f.code_lines, 0) as code_lines,
         f.new_module_path,
         coalesce(f.dependency_paths, []) as dependency_paths,
@@ -446,7 +452,7 @@ classified as (
     -- title's type names if it changed any, else the kind with the most changed lines (CI,
     -- then tests, then documentation on a tie)
     cross join lateral (
-        select case when not f.has_code then
+        select case when not f.has_code and p.files_complete then
             case
                 when p.title_type = 'ci' and f.ci_lines > 0 then 'ci'
                 when p.title_type = 'test' and f.test_lines > 0 then 'test'

@@ -159,6 +159,8 @@ final as (
         f.additions,
         f.deletions,
         f.changed_files,
+        f.files_complete,
+        f.listed_files,
         f.touches_tests,
         round(least(10, greatest(0,
             f.raw_points - case when f.dampened then f.raw_points * (1 - f.dampener_keep) else 0 end

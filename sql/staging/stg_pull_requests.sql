@@ -33,7 +33,11 @@ renamed as (
         reviews,
         review_threads,
         files,
-        files is not null as files_known
+        files is not null as files_known,
+        -- GitHub lists at most 3,000 files: a list shorter than the PR's count of changed files
+        -- is cut, and what depends on the whole list is unknown
+        files is not null and len(files) >= coalesce(changed_files, 0) as files_complete,
+        len(files) as listed_files
     from source
 )
 
