@@ -16,6 +16,7 @@ repository's root, with `PRWEEKLY_HOME` naming the home whose lake it reads.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from dbt.adapters.duckdb.plugins import BasePlugin
@@ -79,5 +80,7 @@ class Plugin(BasePlugin):
         self.project = load_project(SQL_DIR)
 
     def configure_connection(self, conn: DuckDBPyConnection) -> None:
+        began = time.perf_counter()
         register_functions(conn, self.project)
-        create_sources(conn, self.project)
+        made = create_sources(conn, self.project)
+        _say(f"{len(made)} sources ready in {time.perf_counter() - began:.3f} s")

@@ -15,7 +15,7 @@ def test_dbt_project_repeats_the_runner_variables() -> None:
     """dbt reads its `vars:` from dbt_project.yml, the runner from sql/project.yml: one value."""
     dbt_project = yaml.safe_load((ROOT / "dbt_project.yml").read_text(encoding="utf-8"))
     runner = yaml.safe_load((ROOT / "sql" / "project.yml").read_text(encoding="utf-8"))
-    assert dbt_project["vars"] == runner["vars"]
+    assert dbt_project["vars"] == runner["vars"], "copy sql/project.yml's vars to dbt_project.yml"
 
 
 def _warehouse(path: Path, statements: list[str]) -> Path:
