@@ -19,6 +19,7 @@ from orchestration.config import (
     validate_repo,
 )
 from orchestration.disk import disk_full
+from orchestration.plural import plural
 from orchestration.storage import join
 from orchestration.weeks import check_week_ended, iso_label, parse_week, weeks_between
 
@@ -38,7 +39,9 @@ def _report_paths(repo: str, weeks: list[date]) -> list:
     ]
 
 
-def build(repo: str, first: date, last: date, source: str | None) -> list[Path]:
+def build(
+    repo: str, first: date, last: date, source: str | None, verbose: bool = False
+) -> list[Path]:
     """Materialise the weekly job for `repo` and weeks `first..last` in one Dagster run.
 
     The repository is registered (with `source`, when given) only once its extract worked, so a
@@ -56,11 +59,14 @@ def build(repo: str, first: date, last: date, source: str | None) -> list[Path]:
     effective = source or source_of(settings.home, repo) or settings.source
     _check_source(effective, settings)
     label = iso_label(first) if first == last else f"{iso_label(first)}..{iso_label(last)}"
-    print(f"prweekly: building {repo} {label} ({len(weeks)} week(s)) from {effective}", flush=True)
+    print(
+        f"prweekly: building {repo} {label} ({plural(len(weeks), 'week')}) from {effective}",
+        flush=True,
+    )
     print(f"  home: {settings.home}", flush=True)
     dagster_run.merge_spellings_of_home(settings, lambda line: print(f"  {line}", flush=True))
     try:
-        dagster_run.run_weekly_job(settings, repo, first, last, source)
+        dagster_run.run_weekly_job(settings, repo, first, last, source, verbose)
     except dagster_run.BuildFailed as failed:
         if failed.extracted:
             register_built(settings, typed, source)
@@ -69,7 +75,7 @@ def build(repo: str, first: date, last: date, source: str | None) -> list[Path]:
     return _report_paths(repo, weeks)
 
 
-def build_all(first: date, last: date, source: str | None) -> list[Path]:
+def build_all(first: date, last: date, source: str | None, verbose: bool = False) -> list[Path]:
     """Materialise weeks `first..last` of every repository in repositories.yml in one Dagster
     run, each from its own recorded source."""
     from orchestration import dagster_run
@@ -85,10 +91,10 @@ def build_all(first: date, last: date, source: str | None) -> list[Path]:
         raise UsageError(f"no repository in {settings.home}/repositories.yml: add one first")
     weeks = weeks_between(first, last)
     label = iso_label(first) if first == last else f"{iso_label(first)}..{iso_label(last)}"
-    print(f"prweekly: building {len(repos)} repositories {label} in one run", flush=True)
+    print(f"prweekly: building {plural(len(repos), 'repository')} {label} in one run", flush=True)
     print(f"  home: {settings.home}", flush=True)
     dagster_run.merge_spellings_of_home(settings, lambda line: print(f"  {line}", flush=True))
-    dagster_run.run_all_job(settings, repos, first, last)
+    dagster_run.run_all_job(settings, repos, first, last, verbose)
     return [path for repo in repos for path in _report_paths(repo, weeks)]
 
 
@@ -129,7 +135,9 @@ def demo() -> list[Path]:
 
 def ui(host: str, port: int) -> int:
     from orchestration.instance import prepare_dagster_home
+    from orchestration.loopback import check_port_free
 
+    check_port_free(host, port)  # Dagster's own message for it is a traceback
     settings = load_settings()
     os.environ["PRWEEKLY_HOME"] = str(settings.home)  # the UI's processes run from elsewhere
     home = prepare_dagster_home(settings)
@@ -159,18 +167,23 @@ def main(argv: list[str] | None = None) -> int:
             first = parse_week(args.week)
             last = parse_week(args.to) if args.to else first
             if args.all:
-                paths = build_all(first, last, args.source)
+                paths = build_all(first, last, args.source, args.verbose)
             else:
-                paths = build(args.repo, first, last, args.source)
+                paths = build(args.repo, first, last, args.source, args.verbose)
             _print_reports(paths)
             _print_site()
         elif args.command == "sql":
-            if (args.query is None) == (args.file is None):
-                raise UsageError("give the SQL as an argument or with --file, not both")
-            query = args.file.read_text(encoding="utf-8") if args.file else args.query
-            from orchestration.cli_sql import run_sql
+            from orchestration.cli_sql import read_sql_file, run_sql
 
-            run_sql(query, args.format)
+            if args.query is None and args.file is None:
+                raise UsageError(
+                    'give the SQL to run: as an argument (prweekly sql "select 1") or with '
+                    "--file PATH"
+                )
+            if args.query is not None and args.file is not None:
+                raise UsageError("give the SQL as an argument or with --file, not both")
+            query = read_sql_file(args.file) if args.file else args.query
+            run_sql(query, args.format, args.file)
             sys.stdout.flush()  # a reader that left shows here, not at exit
         elif args.command == "repo":
             from orchestration.cli_repos import manage_repositories
@@ -198,8 +211,8 @@ def main(argv: list[str] | None = None) -> int:
             from orchestration.site.serve import serve
 
             serve(load_settings().reports_dir, args.port)
-    except KeyboardInterrupt:
-        print("prweekly: interrupted", file=sys.stderr)
+    except KeyboardInterrupt:  # what the run did stays; a rerun does the rest
+        print("prweekly: interrupted: run the same command again to finish", file=sys.stderr)
         return 130
     except BrokenPipeError:  # the reader left (`prweekly sql ... | head`)
         _end_like_a_unix_tool()

@@ -141,6 +141,11 @@ def parser() -> argparse.ArgumentParser:
         help="github, or file:PATH for JSON lines of PullRequest nodes; recorded for the "
         "repository (default: its recorded source, else $PRWEEKLY_SOURCE or github)",
     )
+    build.add_argument(
+        "--verbose",
+        action="store_true",
+        help="also print Dagster's own lines, such as the steps a failure left unrun",
+    )
 
     sql = commands.add_parser(
         "sql",

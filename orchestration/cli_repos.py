@@ -14,6 +14,7 @@ from orchestration.config import (
     repo_of_slug,
     validate_repo,
 )
+from orchestration.plural import plural
 
 
 def manage_repositories(args: argparse.Namespace) -> None:
@@ -107,8 +108,7 @@ def compact(repo: str | None) -> None:
         print(f"prweekly: the lake at {settings.lake_dir} holds no week files yet")
         return
     print(
-        f"prweekly: compacting {len(repos)} repositor{'y' if len(repos) == 1 else 'ies'} "
-        f"in {settings.lake_dir}",
+        f"prweekly: compacting {plural(len(repos), 'repository')} in {settings.lake_dir}",
         flush=True,
     )
     written = 0
@@ -116,8 +116,5 @@ def compact(repo: str | None) -> None:
         weeks = compact_repository(settings.lake_dir, name, min_new_weeks=1)
         written += weeks > 0
         if weeks and (len(repos) <= 20 or i % 100 == 0 or i == len(repos)):
-            print(f"  [{i}/{len(repos)}] {name}: {weeks} week(s) in one file", flush=True)
-    print(
-        f"compacted {written} repositor{'y' if written == 1 else 'ies'}; "
-        f"{len(repos) - written} already up to date"
-    )
+            print(f"  [{i}/{len(repos)}] {name}: {plural(weeks, 'week')} in one file", flush=True)
+    print(f"compacted {plural(written, 'repository')}; {len(repos) - written} already up to date")

@@ -25,6 +25,10 @@ class BuildFailed(RuntimeError):
         self.run_id = run_id
 
 
+class BuildInterrupted(KeyboardInterrupt):
+    """The run stopped at an interrupt (Ctrl-C, SIGINT); Dagster marked it failed."""
+
+
 class RepositoriesFailed(RuntimeError):
     """Some repositories of a run of several could not be built; the others were."""
 
@@ -93,7 +97,12 @@ def fail_orphaned_runs(instance: dg.DagsterInstance) -> list[str]:
 
 
 def run_weekly_job(
-    settings: Settings, repo: str, first: date, last: date, source: str | None
+    settings: Settings,
+    repo: str,
+    first: date,
+    last: date,
+    source: str | None,
+    verbose: bool = False,
 ) -> dg.ExecuteInProcessResult:
     """One run of every asset for `repo`'s weeks; `source` overrides the repository's own.
 
@@ -103,7 +112,7 @@ def run_weekly_job(
     new = not get_instance(settings).has_dynamic_partition(repo_partitions.name, repo)
     instance = register_repo(settings, repo)
     try:
-        return _execute(settings, instance, (repo, repo), first, last, source)
+        return _execute(settings, instance, (repo, repo), first, last, source, verbose=verbose)
     except BuildFailed as failed:
         if new and not failed.extracted:
             forget_repo(settings, repo)
@@ -111,7 +120,7 @@ def run_weekly_job(
 
 
 def run_all_job(
-    settings: Settings, repos: list[str], first: date, last: date
+    settings: Settings, repos: list[str], first: date, last: date, verbose: bool = False
 ) -> list[dg.ExecuteInProcessResult]:
     """Every asset of `repos`' weeks in one Dagster run (one per block of consecutive
     partitions, see blocks_of): each model runs once for all the repositories. Repositories
@@ -127,7 +136,7 @@ def run_all_job(
     results, failures, runs = [], {}, []
     for block in blocks_of(ordered, set(repos)):
         try:
-            results.append(_execute(settings, instance, block, first, last, None))
+            results.append(_execute(settings, instance, block, first, last, None, None, verbose))
         except BuildFailed as failed:
             if not (failed_here := failures_of(instance, failed.run_id)):
                 raise
@@ -135,7 +144,9 @@ def run_all_job(
             runs.append(failed.run_id)
             try:  # the others, in the follow-up runs the failed one asks for
                 for rest, tags in rest_of(instance, instance.get_run_by_id(failed.run_id)):
-                    results.append(_execute(settings, instance, rest, first, last, None, tags))
+                    results.append(
+                        _execute(settings, instance, rest, first, last, None, tags, verbose)
+                    )
             except BuildFailed as also:
                 raise RepositoriesFailed(
                     failed_lines(failures, repos, runs) + f"\nand the others' run failed: {also}"
@@ -157,8 +168,10 @@ def _execute(
     last: date,
     source: str | None,
     extra_tags: dict[str, str] | None = None,
+    verbose: bool = False,
 ) -> dg.ExecuteInProcessResult:
-    """The weekly job over the partitions `repos[0]..repos[1]` × `first..last`."""
+    """The weekly job over the partitions `repos[0]..repos[1]` × `first..last`; an interrupt
+    (Ctrl-C) that stopped a step is BuildInterrupted, not a failure of the step."""
     fail_orphaned_runs(instance)
 
     from orchestration.definitions import defs
@@ -177,7 +190,7 @@ def _execute(
         instance=instance,
         tags=tags,
         run_config={
-            "loggers": {"progress": {}},
+            "loggers": {"progress": {"config": {"verbose": verbose}}},
             "resources": {
                 "prweekly": {
                     "config": {"home": str(settings.home), **({"source": source} if source else {})}
@@ -187,6 +200,8 @@ def _execute(
         raise_on_error=False,
     )
     if not result.success:
+        if _interrupted(result):
+            raise BuildInterrupted()
         extracted = any(
             event.event_type_value == "STEP_SUCCESS" and event.step_key == EXTRACT_STEP
             for event in result.all_events
@@ -197,6 +212,17 @@ def _execute(
             result.run_id,
         )
     return result
+
+
+def _interrupted(result: dg.ExecuteInProcessResult) -> bool:
+    for event in result.all_events:
+        if event.event_type_value == "STEP_FAILURE":
+            error = event.step_failure_data.error
+            while error is not None:
+                if error.cls_name == "DagsterExecutionInterruptedError":
+                    return True
+                error = error.cause
+    return False
 
 
 def _first_failure(result: dg.ExecuteInProcessResult) -> str:

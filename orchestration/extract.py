@@ -19,6 +19,7 @@ from orchestration.history import (
 )
 from orchestration.lake import write_partition
 from orchestration.partitions import scopes_of, weekly_partitions
+from orchestration.plural import plural
 from orchestration.records import SourceDataError
 from orchestration.repo_failures import RESUMES_TAG, extracted_before, fail_repositories
 from orchestration.resources import PrweeklyResource
@@ -59,7 +60,7 @@ def _compact(context: dg.AssetExecutionContext, lake_dir: Location, repo: str) -
         context.log.warning(f"{repo}: could not compact the lake ({error}); builds read week files")
         return
     if weeks:
-        context.log.info(f"{repo}: compacted {weeks} finished week(s) into one file")
+        context.log.info(f"{repo}: compacted {plural(weeks, 'finished week')} into one file")
 
 
 @dg.asset(
@@ -104,7 +105,8 @@ def raw_pull_requests(
     reused = extracted_before(context, scopes)
     if reused:
         context.log.info(
-            f"{len(reused)} repositories' weeks were written by the run this one follows "
+            f"the weeks of {plural(len(reused), 'repository')} were written by the run this "
+            "one follows "
             f"({context.run.tags[RESUMES_TAG]}); not read again: {', '.join(sorted(reused))}"
         )
     to_read = [scope for scope in scopes if scope.repo not in reused]
@@ -143,9 +145,12 @@ def _extract(
     """Extract one repository's weeks and the earlier weeks the lake lacks; returns the PRs
     written and how many of its own and earlier weeks."""
     plan = plan_extract(lake_dir, scope, lookback)
-    earlier = f", and {len(plan.history)} earlier week(s) the lake lacks" if plan.history else ""
+    earlier = (
+        f", and {plural(len(plan.history), 'earlier week')} the lake lacks" if plan.history else ""
+    )
     context.log.info(
-        f"{scope.repo}: reading {len(plan.weeks)} week(s){earlier} from {source.description}"
+        f"{scope.repo}: reading {plural(len(plan.weeks), 'week')}{earlier} "
+        f"from {source.description}"
     )
     start, _ = week_window(plan.fetch_start)
     _, end = week_window(scope.end_week)
@@ -179,12 +184,15 @@ def _extract(
         total += len(buckets.get(week, []))
     if origin is not None:
         write_origin(lake_dir, scope.repo, origin, source.description)
-    context.log.info(f"{scope.repo}: wrote {len(plan.weeks)} week(s), {total} PR(s) in all")
+    context.log.info(
+        f"{scope.repo}: wrote {plural(len(plan.weeks), 'week')}, {plural(total, 'PR')} in all"
+    )
     if origin is not None and plan.history and plan.history[0] < origin:
         context.log.info(f"{scope.repo}: nothing merged before {origin}, its first PR's week")
     if history:
         context.log.info(
-            f"{scope.repo}: {len(history)} earlier week(s) ({history[0]}..{history[-1]}) were "
+            f"{scope.repo}: {plural(len(history), 'earlier week')} ({history[0]}..{history[-1]}) "
+            f"{'was' if len(history) == 1 else 'were'} "
             "extracted for the facts that compare with them; they are modelled, not reported"
         )
     return total, len(plan.weeks), len(history)

@@ -71,6 +71,25 @@ def _ready(instance: dg.DagsterInstance) -> dg.DagsterInstance:
 _latest: dict[tuple[str, int, int], dg.DagsterInstance] = {}
 
 
+# prweekly's own runs print their progress themselves: Dagster's capture of a step's stdout
+# and stderr would start a `tail` and a watcher process for each step, which a Ctrl-C in the
+# terminal reaches too (each printing a traceback). The UI's runs keep the capture.
+NO_COMPUTE_LOGS = {
+    "compute_logs": {
+        "module": "dagster._core.storage.noop_compute_log_manager",
+        "class": "NoOpComputeLogManager",
+    }
+}
+
+
+def _new_instance() -> dg.DagsterInstance:
+    """The instance `DAGSTER_HOME` configures, without capturing steps' output."""
+    from dagster._core.instance.ref import InstanceRef
+
+    ref = InstanceRef.from_dir(os.environ["DAGSTER_HOME"], overrides=NO_COMPUTE_LOGS)
+    return dg.DagsterInstance.from_ref(ref)
+
+
 def _latest_instance(marker: Path, made: dg.DagsterInstance | None = None) -> dg.DagsterInstance:
     """The instance of the storage `marker` marks, made once per process while it stays the
     same storage (a storage set aside and made again has a new marker, so a new instance)."""
@@ -78,7 +97,7 @@ def _latest_instance(marker: Path, made: dg.DagsterInstance | None = None) -> dg
     key = (str(marker.resolve()), stat.st_ino, stat.st_mtime_ns)
     instance = made or _latest.get(key)
     if instance is None:
-        instance = dg.DagsterInstance.get()
+        instance = _new_instance()
     if key not in _latest:
         _latest.clear()
         _latest[key] = instance
@@ -101,7 +120,7 @@ def get_instance(settings: Settings) -> dg.DagsterInstance:
         if marker.exists():  # another process finished it meanwhile
             return _latest_instance(marker)
         try:
-            instance = _ready(dg.DagsterInstance.get())
+            instance = _ready(_new_instance())
         except Exception as error:  # any failure of a half-made storage
             aside = _set_aside(settings.dagster_home)
             print(
@@ -110,7 +129,7 @@ def get_instance(settings: Settings) -> dg.DagsterInstance:
                 file=sys.stderr,
                 flush=True,
             )
-            instance = _ready(dg.DagsterInstance.get())
+            instance = _ready(_new_instance())
         marker.touch()
     return _latest_instance(marker, instance)
 

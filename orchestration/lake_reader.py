@@ -18,6 +18,7 @@ import duckdb
 from orchestration.compaction import ReadPlan, plan_full_read
 from orchestration.config import repo_of_slug
 from orchestration.lake_files import Listing, list_repository_files, list_week_files
+from orchestration.plural import plural
 from orchestration.storage import Location
 from orchestration.warehouse import relation_exists
 
@@ -48,7 +49,7 @@ class LakeReader:
             shown = ", ".join(skipped[:SHOWN])
             more = len(skipped) - SHOWN
             self.say(
-                f"skipped {len(skipped)} path(s) in the lake that are not {layout}: {shown}"
+                f"skipped {plural(len(skipped), 'path')} in the lake that are not {layout}: {shown}"
                 + (f" and {more} more" if more > 0 else "")
             )
 

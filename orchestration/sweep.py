@@ -20,6 +20,7 @@ import pyarrow.fs as pafs
 
 from orchestration.config import Settings
 from orchestration.lake import COMPACTED_DIR, HISTORY_DIR
+from orchestration.plural import plural
 from orchestration.repositories import FILE_NAME, LOCK_NAME
 from orchestration.storage import Location, filesystem_of, join
 
@@ -87,5 +88,8 @@ def sweep_stray_files(
     removed += _sweep_store(join(settings.lake_dir, *HISTORY_DIR), now, older_than)
     removed += _sweep_store(settings.reports_dir, now, older_than)
     if removed:
-        say(f"removed {len(removed)} temporary file(s) that killed writes left: {removed[:5]}")
+        say(
+            f"removed {plural(len(removed), 'temporary file')} that killed writes left: "
+            f"{removed[:5]}"
+        )
     return removed

@@ -170,7 +170,7 @@ def test_the_cli_compacts_every_repository_of_the_lake(
     write_sample(home / "lake", "acme/other__x")  # a name may hold `__`, an owner may not
     assert main(["compact"]) == 0
     out = capsys.readouterr().out
-    assert "acme/other__x: 4 week(s) in one file" in out
+    assert "acme/other__x: 4 weeks in one file" in out
     assert "compacted 2 repositories; 0 already up to date" in out
     assert main(["compact", "--repo", "acme/rocket"]) == 0
     assert "compacted 0 repositories; 1 already up to date" in capsys.readouterr().out

@@ -170,7 +170,7 @@ def test_several_statements_all_print_or_none_do(warehouse: Path, capsys) -> Non
         assert f"--format {output_format} prints one statement's result; this SQL has 2" in err
 
 
-def test_empty_sql_and_duckdb_errors_keep_their_lines(
+def test_empty_sql_and_duckdb_errors_are_one_line_saying_where_and_what_to_do(
     warehouse: Path, tmp_path: Path, capsys
 ) -> None:
     for empty in ("", "   ", "-- only a comment\n"):
@@ -181,17 +181,46 @@ def test_empty_sql_and_duckdb_errors_keep_their_lines(
     query.write_text("select 1")
     code, _, err = sql(capsys, "select 2", "--file", str(query))
     assert code == 2 and "give the SQL as an argument or with --file, not both" in err
-    code, _, err = sql(capsys)
-    assert code == 2 and "give the SQL as an argument or with --file" in err
+    code, _, err = sql(capsys)  # said "..., not both" before
+    assert (code, err) == (
+        2,
+        'prweekly: error: give the SQL to run: as an argument (prweekly sql "select 1") or '
+        "with --file PATH\n",
+    )
 
-    code, out, err = sql(capsys, "select numbr from marts.fct_pull_requests")
-    assert code == 1 and out == ""
-    lines = err.splitlines()
-    assert lines[0].startswith("prweekly: error: Binder Error: ")
-    at = next(i for i, line in enumerate(lines) if line.startswith("LINE 1: "))
-    caret = lines[at + 1]
-    assert caret.strip().startswith("^")
-    assert lines[at][caret.index("^") :].startswith("numbr")
+    code, out, err = sql(capsys, "select 1,\n  numbr from marts.fct_pull_requests")
+    assert code == 1 and out == "" and err.count("\n") == 1
+    assert err.startswith('prweekly: error: Binder Error: Referenced column "numbr" not found')
+    assert err.endswith(
+        '(line 2, column 3): a table\'s columns: prweekly sql "describe marts.fct_pull_requests"\n'
+    )
+    code, _, err = sql(capsys, "select * from marts.nowhere")
+    assert err.count("\n") == 1 and err.endswith(': the tables: prweekly sql "show all tables"\n')
+
+
+def test_a_file_is_never_quoted_back(warehouse: Path, tmp_path: Path, capsys) -> None:
+    """`--file` on a file that is not SQL says where DuckDB stopped, never what is there."""
+    secret = tmp_path / "shadow"
+    secret.write_text("root:$6$SECRETHASH:19000:0:99999:7:::\nselect 1\n")
+    code, out, err = sql(capsys, "--file", str(secret))
+    assert (code, out) == (1, "")
+    assert err == (
+        f"prweekly: error: Parser Error: syntax error ({secret} line 1, column 1): "
+        "fix the SQL there\n"
+    )  # before: `... at or near "root"` and `LINE 1: root:$6$SECRETHASH:...`
+    binary = tmp_path / "image.sql"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe")
+    for path, said in [
+        (binary, "is not text (not UTF-8 at byte 0): give a file of SQL"),
+        (tmp_path, "is a folder: give a file of SQL"),  # before: [Errno 21] Is a directory
+        (tmp_path / "missing.sql", "does not exist: give a file of SQL"),
+    ]:
+        code, _, err = sql(capsys, "--file", str(path))
+        assert (code, err) == (2, f"prweekly: error: --file {path} {said}\n")
+    reader = tmp_path / "read.sql"
+    reader.write_text("select * from read_text('/etc/hostname')")
+    code, _, err = sql(capsys, "--file", str(reader))
+    assert code == 1 and "/etc/hostname" not in err and "reads only the warehouse" in err
 
 
 def test_sql_piped_into_head_exits_quietly(warehouse: Path) -> None:

@@ -9,6 +9,7 @@ from orchestration.delivery import ledger
 from orchestration.delivery.send import FAILED, SENT, Outcome, deliver_week, delivery_of
 from orchestration.history import history_weeks
 from orchestration.partitions import scopes_of, weekly_partitions
+from orchestration.plural import plural
 from orchestration.report.asset import blocked_in_run, blocked_message
 from orchestration.repositories import find, load_repositories
 from orchestration.resources import PrweeklyResource
@@ -53,11 +54,11 @@ def delivered_reports(
     for outcome in failed:
         context.log.warning(
             f"not delivered: {outcome.repo} {outcome.week} to {outcome.target} after "
-            f"{outcome.attempts} attempt(s): {outcome.detail}; the next run tries again"
+            f"{plural(outcome.attempts, 'attempt')}: {outcome.detail}; the next run tries again"
         )
     sent = [o for o in outcomes if o.status == SENT]
     if sent:
-        context.log.info(f"delivered {len(sent)} edition(s)")
+        context.log.info(f"delivered {plural(len(sent), 'edition')}")
     rows = [
         "| repository | week | target | outcome | detail |",
         "| :--- | :--- | :--- | :--- | :--- |",
@@ -69,7 +70,8 @@ def delivered_reports(
     if blocked:
         raise dg.Failure(
             blocked_message(blocked)
-            + f"; the other weeks' reports were written, and {len(sent)} edition(s) delivered"
+            + "; the other weeks' reports were written, and "
+            + f"{plural(len(sent), 'edition')} delivered"
         )
     return dg.MaterializeResult(
         metadata={

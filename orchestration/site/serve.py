@@ -7,6 +7,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from orchestration.config import UsageError
+from orchestration.loopback import http_server
 
 HOST = "127.0.0.1"
 
@@ -28,7 +29,7 @@ def make_server(folder: Path, port: int) -> ThreadingHTTPServer:
     if not (folder / "index.html").is_file():
         raise UsageError(f"no site in {folder} yet: run `prweekly build` or `prweekly site`")
     handler = functools.partial(_Quiet, directory=str(folder))
-    return ThreadingHTTPServer((HOST, port), handler)
+    return http_server(HOST, port, handler)
 
 
 def serve(folder: Path, port: int) -> None:

@@ -23,6 +23,7 @@ from typing import Any
 
 import httpx
 
+from orchestration.plural import plural
 from orchestration.sources.github_errors import (
     GitHubAuthError,
     GitHubNotFoundError,
@@ -151,7 +152,7 @@ def _judge_errors(
     first = entries[0] if entries else {}
     path = ".".join(str(p) for p in first.get("path") or [])
     raise GitHubResponseError(
-        f"GitHub answered with {len(errors)} error(s), partial data discarded: "
+        f"GitHub answered with {plural(len(errors), 'error')}, partial data discarded: "
         f"{messages[0] if messages else 'unknown error'}"
         + (f" (type {first['type']})" if first.get("type") else "")
         + (f" at {path}" if path else "")
