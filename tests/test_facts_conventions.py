@@ -5,7 +5,9 @@ Three invented repositories, built once through the model runner:
   and the code in one package folder named after the project;
 - `acme/monorail`: Conventional Commits with language scopes, Rust crates under `crates/`
   and a Python package under `py-monorail/`;
-- `acme/sprawl`: the code in `engine/`, named after nothing, which holds most of the changes.
+- `acme/sprawl`: the code in `engine/`, named after nothing, which holds most of the changes;
+- `acme/squashed`: squash-merged PRs as a git export has them (bodies that list the squashed
+  commits, dependency bots' bumps, titles without a verb).
 """
 
 from __future__ import annotations
@@ -150,13 +152,75 @@ def sprawl() -> list[dict]:
     return nodes
 
 
-R1, R2, R3 = "acme/plainsite", "acme/monorail", "acme/sprawl"
+def squashed() -> list[dict]:
+    def p(number: int, title: str, files, deletions: int = 0, **kw) -> dict:
+        node = pr(number, title, f"2026-03-05T10:{number:02d}:00Z", files, **kw, repo=R4)
+        node["deletions"] = deletions
+        node["files"]["nodes"][0]["deletions"] = deletions
+        return node
+
+    flow = [(".github/workflows/ci.yml", 2, "MODIFIED")]
+    code = [("squashed/replacer.go", 4, "MODIFIED")]
+    manifest = [("templates/lit/package.json", 2, "MODIFIED")]
+    docs_lock = [("docs/Gemfile.lock", 6, "MODIFIED")]
+    tutorial = [("docs_src/advanced/tutorial004.py", 2, "MODIFIED")]
+    toolchain = [("rust-toolchain.toml", 1, "MODIFIED"), ("squashed/lib.rs", 30, "MODIFIED")]
+    return [
+        # a dependency bump is a chore whatever its files and its conventional type
+        p(1, "build(deps): bump actions/checkout from 3 to 4", flow, author="dependabot[bot]"),
+        p(2, "⬆ Bump dawidd6/action-download-artifact from 2.27.0 to 2.28.0", flow),
+        p(3, "Update astral-sh/setup-uv digest to 0c5e2b8", flow, author="renovate[bot]"),
+        p(4, "fix(deps): update dependency lit to v3", manifest),
+        p(5, "chore(deps): bump nokogiri from 1.12.5 to 1.13.6 in /docs", docs_lock),
+        p(6, "ci: run the linters on the release branch", flow),  # no bump: CI
+        p(7, "docs: update the install guide to 2.0", [("docs/install.md", 8, "MODIFIED")]),
+        # code in a documentation folder is documentation
+        p(8, "🎨 Fix default value in a tutorial", tutorial, deletions=1),
+        # a language and a version: a toolchain bump
+        p(9, "Rust 1.75", toolchain, deletions=20),
+        # nothing names a type: a change that only adds code is a feature, else `other`
+        p(10, "core: Unix ns and Unix ms time placeholders", code),
+        p(11, "core: placeholder spacing", code, deletions=3),
+        # a revert inside the squashed commits is not the PR's type; one opening the body is
+        p(12, "headers: Support deleting all headers as first op", code, deletions=1,
+          body="* Delete all fields when the name is `*`\n\n* Revert \"Rearrange deletion\"\n\n"
+               "This reverts commit 1b50eeeccc92ccd660c7896d8283c7d9e5d1fcb0.\n\n* Treat it apart"),
+        p(13, "Restore the old pool", code, deletions=1,
+          body="This reverts commit 1b50eeeccc92ccd660c7896d8283c7d9e5d1fcb0.\n\nIt broke the CI."),
+        # verbs whose conventional-commit type is mostly `fix`
+        p(14, "Skip inserting the redirect if a catch-all exists", code, deletions=2),
+        p(15, "realign values", code, deletions=3),
+        p(16, "fileserver: minor tweaks", code, deletions=2,
+          body="* Make grid entries full width and fix the breadcrumb color\n\nSigned-off-by: A"),
+        # a gitmoji is a type like `refactor:`, and gives way to its verb the same way
+        p(17, "♻️ Update mypy", [("squashed/app.py", 2, "MODIFIED"),
+                                 ("requirements-tests.txt", 2, "MODIFIED")], deletions=2),
+        # `chore:` gives way to a word naming tests, docs or CI
+        p(18, "chore: Add more automated sortedness tests", code, deletions=1),
+        # a changelog alone is release housekeeping
+        p(19, "chore: cleanup changelog", [("CHANGELOG.md", 300, "MODIFIED")], deletions=290),
+        # removing a component: its files deleted, next to nothing added
+        p(20, "Remove the metadata worker",
+          [("workers/meta/index.ts", 0, "DELETED"), ("workers/meta/package.json", 0, "DELETED")],
+          deletions=4970),
+        p(21, "Remove duplicate import warnings", code, deletions=40),  # code cleaned up
+        p(22, "[Parser] Fail when unknown args are given", code, deletions=1),
+        p(23, "Change the cache entry to avoid allocations", code, deletions=5),
+        p(24, "Use arrow 3.0.0 release", [("Cargo.toml", 2, "MODIFIED"), *code], deletions=2),
+        p(25, "chore: add readme and jemalloc to the sql crate", code, deletions=1),
+        p(26, "💽 [Parser] Fail when unknown args are given", code, deletions=1),  # no gitmoji
+        p(27, "🦄 Speed up the parser", code, deletions=1),
+        p(28, "🎀 New defaults: `logging_steps=10`", code, deletions=1),  # a phrase, no type
+    ]  # fmt: skip
+
+
+R1, R2, R3, R4 = "acme/plainsite", "acme/monorail", "acme/sprawl", "acme/squashed"
 SETTINGS = "repositories:\n- name: acme/sprawl\n  area_rules: {engine/audio/: sound}\n"
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    nodes = {R1: plainsite(), R2: monorail(), R3: sprawl()}
+    nodes = {R1: plainsite(), R2: monorail(), R3: sprawl(), R4: squashed()}
     return build_models(tmp_path_factory.mktemp("conventions"), nodes, SETTINGS)
 
 
@@ -208,7 +272,7 @@ def test_releases_bots_descriptions_and_paths_come_last(built: Path) -> None:
     assert f[25][:2] == ("feat", "description")  # This PR adds ...
     assert f[26][:2] == ("chore", "paths_fallback")  # only a lock file
     assert f[27][:2] == ("feat", "paths_fallback")  # a new source file
-    assert f[28][:2] == ("other", "none")
+    assert f[28][:2] == ("feat", "paths_fallback")  # only added lines (acme/squashed #11: other)
 
 
 def test_areas_descend_through_the_package_folder(built: Path) -> None:
@@ -236,7 +300,7 @@ def test_a_weak_type_gives_way_and_reverts_are_read_from_the_description(built: 
     f = facts(built, R1)
     assert f[40][:2] == ("perf", "title_verb")  # feat: optimize ...
     assert f[41][:2] == ("fix", "title_verb")  # chore: fix ...
-    assert f[42][:2] == ("chore", "title_verb")  # feat: update X to 2.2.1
+    assert f[42][:2] == ("chore", "title_bump")  # feat: update X to 2.2.1, a dependency bump
     assert f[43][:2] == ("revert", "description")  # This reverts commit ...
 
 
@@ -277,3 +341,55 @@ def test_a_folder_holding_most_changes_is_a_container_and_rules_still_win(built:
         "render",
         "tools",
     ]
+
+
+def test_a_dependency_bump_is_a_chore_whatever_its_files(built: Path) -> None:
+    f = facts(built, R4)
+    assert {n: f[n][:2] for n in range(1, 6)} == {n: ("chore", "title_bump") for n in range(1, 6)}
+    assert f[6][:2] == ("ci", "paths")  # no bump: what its files are
+    assert f[7][:2] == ("docs", "paths")  # a `docs:` title keeps its type
+
+
+def test_documentation_sources_versions_and_titles_without_a_verb(built: Path) -> None:
+    f = facts(built, R4)
+    assert f[8][:2] == ("docs", "paths")  # docs_src/ holds the documentation's code
+    assert f[9][:2] == ("chore", "title_release")  # Rust 1.75
+    assert f[10][:2] == ("feat", "paths_fallback")  # only added lines
+    assert f[11][:2] == ("other", "none")  # lines changed, no word for it
+
+
+def test_only_a_revert_opening_the_body_types_the_pr(built: Path) -> None:
+    f = facts(built, R4)
+    assert f[12][:2] == ("feat", "title_verb")  # a squashed commit reverted another
+    assert f[13][:2] == ("revert", "description")
+    reverts = rows_by_number(
+        built, "reverts_number", f"marts.fct_pull_requests where repo = '{R4}'"
+    )
+    assert reverts[12] == reverts[13] == (None,)  # the links are another model's
+
+
+def test_verbs_typed_as_conventional_commits_mostly_type_them(built: Path) -> None:
+    f = facts(built, R4)
+    assert f[14][:2] == ("fix", "title_verb")  # skip
+    assert f[15][:2] == ("fix", "title_verb")  # realign
+    assert f[16][:2] == ("fix", "description")  # make, the squashed commit's verb
+    assert f[22][:2] == ("fix", "title_verb")  # fail when ..., as reject and validate
+    assert f[23][:2] == ("perf", "title_verb")  # a weak verb gives way to "allocations"
+    # an emoji that is no gitmoji names no type, and the title is read after it
+    assert [f[n][:2] for n in (26, 27, 28)] == [("fix", "title_verb"), ("perf", "title_verb"),
+                                               ("feat", "title_verb")]  # fmt: skip
+
+
+def test_a_gitmoji_or_chore_type_gives_way_like_a_conventional_type(built: Path) -> None:
+    f = facts(built, R4)
+    assert f[17][:2] == ("chore", "title_verb")  # ♻️ Update <a dependency it changes>
+    assert f[18][:2] == ("test", "title_verb")  # chore: ... tests
+    assert f[25][:2] == ("chore", "title_type")  # a readme beside code is no docs change
+    assert f[24][:2] == ("chore", "title_verb")  # use <a dependency's version it changes>
+    assert f[19][:2] == ("chore", "paths")  # CHANGELOG.md alone
+
+
+def test_removing_a_component_is_a_chore_and_removing_code_a_refactor(built: Path) -> None:
+    f = facts(built, R4)
+    assert f[20][:2] == ("chore", "title_verb")
+    assert f[21][:2] == ("refactor", "title_verb")

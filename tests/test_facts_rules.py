@@ -247,10 +247,10 @@ def test_title_conventions_labels_and_path_fallbacks(crafted: Path) -> None:
     assert facts[10][:3] == ("docs", "paths", "docs")  # docs-only paths beat the verb
     assert facts[11][:3] == ("test", "paths", "engine")  # tests/engine/ counts for engine
     assert facts[12][:3] == ("ci", "paths", "ci")
-    assert facts[13][:3] == ("other", "none", "report")  # the repository's own layout
+    assert facts[13][:3] == ("feat", "paths_fallback", "report")  # only added lines; own layout
     assert facts[15][:2] == ("fix", "label")  # a `bug` label beats the title's verb
     assert facts[16][:2] == ("revert", "title_revert")
-    assert facts[17][:2] == ("chore", "title_verb")
+    assert facts[17][:2] == ("chore", "title_bump")  # Bump numpy to 2.1
     assert facts[25][:3] == ("fix", "title_type", "engine")  # files unknown
 
 

@@ -4,16 +4,22 @@
 -- pull request names, for each merged pull request.
 --
 -- Change type, first signal that decides: a label (seeds/change_type_aliases.csv); a title
--- that starts with `Revert`; for a change without code, what its files are (CI, tests or
--- documentation); a revert the description names; a weak title type that its verb overrides
--- (`feat: optimize ...`); the title's `type:` after its [modules] or a conventional commit
--- `type(scope)!:` or `type[scope]:`, or an upper-case prefix such as `ENH:` or `MNT `; a
--- gitmoji or emoji prefix (seeds/title_emoji.csv); a bracket tag such as [Bugfix]; a release
--- or version-bump title (seeds/release_words.csv); a bot author (seeds/bot_authors.csv); the
--- title's first word, then any word of it that counts anywhere (seeds/title_verbs.csv); the
--- description (a checked type box, `Fixes #N`, its first verb); the paths again (dependency
--- manifests only, a new source file); else `other`. Title scopes that name a language,
--- layer or catch-all (seeds/scope_tags.csv) or the repository are tags, not areas.
+-- that starts with `Revert`; a dependency bump (a `(deps)` scope, `Bump X from A to B`,
+-- `Update X to vN`, `... digest to <sha>`), whatever its files; for a change without code,
+-- what its files are (CI, tests or documentation; example scripts and `docs_src/` count as
+-- documentation, a changelog alone is a chore); a revert the description opens with; a weak
+-- title type or gitmoji that its verb overrides (`feat: optimize ...`, `chore: add ...
+-- tests`, `♻️ Update X` changing a manifest); the title's `type:` after its [modules] or a
+-- conventional commit `type(scope)!:` or `type[scope]:`, or an upper-case prefix such as
+-- `ENH:` or `MNT `; a gitmoji or emoji prefix (seeds/title_emoji.csv; another emoji names no
+-- type); a bracket tag such as [Bugfix]; a release or version-bump title
+-- (seeds/release_words.csv), or a language and a version (`Rust 1.75`); a bot author
+-- (seeds/bot_authors.csv); the title's first word (seeds/title_verbs.csv; `Remove X` that
+-- deletes X's files is a chore, `Use X 3.0` changing a manifest a bump), then any word of it
+-- that counts anywhere; the description (a checked type box, `Fixes #N`, its first verb);
+-- the paths again (dependency manifests only, a new source file, code added and none
+-- removed); else `other`. Title scopes that name a language, layer or catch-all
+-- (seeds/scope_tags.csv) or the repository are tags, not areas.
 with prs as (
     select * from {{ ref('stg_pull_requests') }}
     {% if is_incremental() %}
@@ -74,11 +80,15 @@ file_signals as (
         repo,
         number,
         bool_or(is_test) as touches_tests,
-        -- example scripts and notebooks count as documentation, not code
-        bool_or(is_code and not regexp_matches(path, '(^|/)examples?/')) as has_code,
+        -- example scripts, notebooks and the documentation's own sources (`docs_src/`) count
+        -- as documentation, not code
+        bool_or(is_code and not regexp_matches(path, '(^|/)(examples?|docs?[_-](src|sources?|examples?))/'))
+            as has_code,
         coalesce(sum(lines) filter (where is_ci), 0) as ci_lines,
         coalesce(sum(lines) filter (where is_test and not is_ci), 0) as test_lines,
         bool_and(is_dependency) as dependency_only,
+        bool_and(regexp_matches(path, '(^|/)(changelog|changes|history|news)[^/]*$', 'i')) as changelog_only,
+        bool_or(change_type = 'DELETED') as deletes_files,
         bool_or(not is_test) as has_non_test,
         sum(lines) as total_lines,
         coalesce(sum(lines) filter (where is_code), 0) as code_lines,
@@ -131,6 +141,8 @@ title_parts as (
         case
             when emoji_code is not null then regexp_replace(title, '^\s*:[a-z0-9_+-]+:\s*', '')
             when emoji_match is not null then ltrim(substr(plain_title, length(emoji_match.emoji) + 1))
+            -- an emoji that is no gitmoji names no type: the title is read after it
+            when regexp_matches(plain_title, '^\p{So}') then regexp_replace(plain_title, '^[\p{So}\x{200D}]+\s*', '')
             else title
         end as parse_title,
         list_transform(coalesce(labels, []), lambda l: lower(trim(l))) as label_names
@@ -205,6 +217,18 @@ typed as (
         -- `Revert "..."`, also after a type prefix such as `fix: Revert "..."`
         regexp_matches(t.rest, '^revert\b', 'i')
             or regexp_matches(t.description, '^revert\s*:?\s*["“]', 'i') as is_revert_title,
+        -- a revert the description opens with (`This reverts commit ...`, `Reverts #N`): one
+        -- further down is a squashed commit that reverted another of the same PR
+        regexp_matches(t.body, '(?i)^\s*(#[^\n]*\n\s*)*(this reverts commit [0-9a-f]{7,40}|reverts?\s+([\w.-]+/[\w.-]+)?#\d+)')
+            as is_revert_body,
+        -- a dependency bump, whatever its files: a `(deps)` scope, or a title `bump/update X
+        -- (from A) to B` or `... digest to <sha>` (a `docs:` or `test:` title keeps its type)
+        list_has_any(list_transform(string_split(coalesce(t.typed_scope, ''), ','), lambda s: trim(s)),
+            ['deps', 'dependencies', 'deps-dev', 'dev-deps'])
+            or regexp_matches(coalesce(t.description, t.rest),
+                '(?i)^(bump|bumps|update|updates|upgrade|upgrades|downgrade|pin)\s.*\s(to\s+v?\d[\w.+-]*|digest\s+to\s+[0-9a-f]{7,40})(\s+in\s+\S+)?\s*$')
+            and coalesce(t.prefix_word, '') not in ('docs', 'doc', 'test', 'tests')
+            as is_dependency_bump,
         coalesce(
             case when t.prefix_is_upper then v.type_of_upper_alias[t.prefix_word]
                  else v.type_of_alias[t.prefix_word] end,
@@ -215,11 +239,14 @@ typed as (
             list_transform(t.tokens, lambda x: v.type_of_alias[x]), lambda x: x is not null
         )[1] as tag_type,
         v.type_of_verb[t.first_word] as first_verb_type,
-        -- the first word, or the second after a language (`python use buffered writers`)
+        -- the first word, or the second after a language (`python use buffered writers`), or
+        -- the first of a `two words:` prefix that is no type (`New defaults: x=10`)
         coalesce(
             v.type_of_verb[t.first_word],
             v.type_of_alias[t.first_word],
-            case when list_contains(v.scope_tags, t.first_word) then v.type_of_verb[t.second_word] end
+            case when list_contains(v.scope_tags, t.first_word) then v.type_of_verb[t.second_word] end,
+            case when contains(t.prefix_word, ' ') and v.type_of_alias[t.prefix_word] is null
+                then v.type_of_verb[split_part(t.prefix_word, ' ', 1)] end
         ) as verb_type,
         list_filter(
             list_transform(t.title_words, lambda w: v.type_of_word[w]), lambda x: x is not null
@@ -310,7 +337,10 @@ modules as (
                         list_transform(v.language_tags, lambda l: t.repo_key || l)),
                     regexp_replace(w, '[-_. ]', '', 'g')))), true)
             and (len(t.release_other_words) > 0 or len(t.title_tokens) = len(t.version_tokens))
-            as is_release_title
+            as is_release_title,
+        -- a language and a version, nothing else: a toolchain bump (`Rust 1.75`)
+        len(t.version_tokens) > 0 and len(t.release_other_words) = 0
+            and list_has_any(t.title_tokens, v.language_tags) as is_toolchain_title
     from typed t
     cross join vocabulary v
     left join repo_area_aliases r using (repo)
@@ -329,13 +359,16 @@ described as (
                       and m.word_type in ('docs', 'test', 'ci', 'perf', 'fix')
                 then m.word_type else m.verb_type end as verb_type
         ),
-        -- a weak title type gives way to what its verb says: `feat: optimize ...` is
-        -- performance work, `chore: fix ...` a fix, `feat: update X to 1.2` a version bump
+        -- a weak title type (or gitmoji) gives way to what its verb says: `feat: optimize ...`
+        -- is performance work, `chore: fix ...` a fix, `feat: update X to 1.2` a version bump,
+        -- `chore: add ... tests` tests
         case
-            when m.title_type in ('feat', 'refactor', 'chore') and m.first_verb_type = 'perf' then 'perf'
-            when m.title_type = 'chore' and m.first_verb_type = 'fix' then 'fix'
-            when m.title_type in ('feat', 'refactor') and m.first_verb_type = 'chore'
+            when coalesce(m.title_type, m.emoji_type) in ('feat', 'refactor', 'chore')
+                 and m.first_verb_type = 'perf' then 'perf'
+            when coalesce(m.title_type, m.emoji_type) = 'chore' and m.first_verb_type = 'fix' then 'fix'
+            when coalesce(m.title_type, m.emoji_type) in ('feat', 'refactor') and m.first_verb_type = 'chore'
                  and regexp_matches(m.title, '(^|[\s=<>(v])\d+(\.\d+)+') then 'chore'
+            when m.title_type = 'chore' and m.word_type = 'test' then 'test'
         end as verb_over_type,
         case when coalesce(m.label_type, m.title_type, m.emoji_type, m.tag_type, m.bot_type,
                            m.verb_type, m.word_type) is null
@@ -370,39 +403,57 @@ classified as (
         coalesce(
             p.label_type,
             case when p.is_revert_title then 'revert' end,
+            case when p.is_dependency_bump and not p.is_release_title then 'chore' end,
             k.non_code_type,
-            case when p.revert_commit is not null or p.revert_number_text is not null then 'revert' end,
+            case when p.is_revert_body then 'revert' end,
             p.verb_over_type,
+            -- `refactor: update X` (or its gitmoji) that changes a dependency manifest bumps X
+            case when coalesce(p.title_type, p.emoji_type) in ('feat', 'refactor')
+                      and p.first_verb_type = 'chore' and len(f.dependency_paths) > 0 then 'chore' end,
             p.title_type,
             p.emoji_type,
             p.tag_type,
-            case when p.is_release_title then 'chore' end,
+            case when p.is_release_title or p.is_toolchain_title then 'chore' end,
             p.bot_type,
-            p.verb_type,
+            -- removing a component (its files deleted, next to nothing added) is a chore;
+            -- removing code from files that stay, a refactor
+            case when p.verb_type = 'refactor' and f.deletes_files and p.additions * 10 <= p.deletions
+                      and p.first_word in ('remove', 'removes', 'drop', 'drops', 'delete', 'deletes')
+                then 'chore'
+                -- `Use arrow 3.0.0` that changes a dependency manifest: a dependency bump
+                when p.verb_type = 'refactor' and len(f.dependency_paths) > 0
+                     and regexp_matches(p.title, '(^|[\s=<>(v])\d+(\.\d+)+') then 'chore'
+                else p.verb_type end,
             p.word_type,
             case when p.performance_word is not null then 'perf' end,
             p.description_type,
             case
                 when f.dependency_only and p.files_complete then 'chore'
                 when f.new_module_path is not null then 'feat'
+                -- code added and nothing taken away: a new capability
+                when p.deletions = 0 and p.additions > 0 and f.code_lines > 0 then 'feat'
             end,
             'other'
         ) as change_type,
         case
             when p.label_type is not null then 'label'
             when p.is_revert_title then 'title_revert'
+            when p.is_dependency_bump and not p.is_release_title then 'title_bump'
             when k.non_code_type is not null then 'paths'
-            when p.revert_commit is not null or p.revert_number_text is not null then 'description'
+            when p.is_revert_body then 'description'
             when p.verb_over_type is not null then 'title_verb'
+            when coalesce(p.title_type, p.emoji_type) in ('feat', 'refactor')
+                 and p.first_verb_type = 'chore' and len(f.dependency_paths) > 0 then 'title_verb'
             when p.title_type is not null then 'title_type'
             when p.emoji_type is not null then 'title_emoji'
             when p.tag_type is not null then 'title_tag'
-            when p.is_release_title then 'title_release'
+            when p.is_release_title or p.is_toolchain_title then 'title_release'
             when p.bot_type is not null then 'bot'
             when p.verb_type is not null then 'title_verb'
             when p.word_type is not null or p.performance_word is not null then 'title_word'
             when p.description_type is not null then 'description'
-            when (f.dependency_only and p.files_complete) or f.new_module_path is not null then 'paths_fallback'
+            when (f.dependency_only and p.files_complete) or f.new_module_path is not null
+                 or (p.deletions = 0 and p.additions > 0 and f.code_lines > 0) then 'paths_fallback'
             else 'none'
         end as change_type_signal,
         p.breaking_signal is not null as is_breaking,
@@ -454,6 +505,7 @@ classified as (
     cross join lateral (
         select case when not f.has_code and p.files_complete then
             case
+                when f.changelog_only then 'chore'  -- release housekeeping
                 when p.title_type = 'ci' and f.ci_lines > 0 then 'ci'
                 when p.title_type = 'test' and f.test_lines > 0 then 'test'
                 when p.title_type = 'docs' and f.ci_lines + f.test_lines < f.total_lines then 'docs'
