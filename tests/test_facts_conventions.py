@@ -45,8 +45,8 @@ def plainsite() -> list[dict]:
         p(14, "MAINT: tidy the setup"),
         p(15, "MNT Update the vendored copy"),
         p(16, "TST: cover the parser"),
-        p(17, "api: add pagination"),
-        p(18, "feat[cli]: add a json output"),
+        p(17, "api: add pagination", [("plainsite/api/pages.py", 20, "MODIFIED")]),
+        p(18, "feat[cli]: add a json output", [("plainsite/cli/output.py", 20, "MODIFIED")]),
         # releases and bots
         p(
             19,
@@ -99,7 +99,11 @@ def plainsite() -> list[dict]:
         p(43, "fix: restore the old pool", body="This reverts commit 0a1b2c3d4e5f."),
         # titles that only look like conventions
         p(44, "add Series::round", [("plainsite/series/round.py", 10, "MODIFIED")]),
-        p(45, "[BREAKING config] fix: rename the timeout key"),
+        p(
+            45,
+            "[BREAKING config] fix: rename the timeout key",
+            [("plainsite/config.py", 9, "MODIFIED")],
+        ),
         p(46, "[python 3.12] fix: the loop policy", [("plainsite/aio/loop.py", 5, "MODIFIED")]),
         p(47, "chore: tidy the agent skill", [(".agent/skills/pr/prompt.py", 5, "MODIFIED")]),
         p(48, "refactor: move the frame", [("plainsite/internals/frame/core.py", 5, "MODIFIED")]),

@@ -208,3 +208,53 @@ def test_a_cut_list_is_known_from_the_count_without_changed_files() -> None:
     node = truncated(1, 3000, 3500)
     del node["changedFiles"]
     assert to_row(node, REPO)["changed_files"] == 3500
+
+
+def series() -> list[dict]:
+    """acme/areas: title tags that name code, and tags that do not."""
+
+    def p(number: int, title: str, files: list) -> dict:
+        return pr(number, title, at(40 + number), files, repo="acme/areas")
+
+    grpo = [("trainer/async_grpo/loop.py", 30, M)]
+    return [
+        # a series name, a step tag and an upper-case prefix are no areas: the files place them
+        p(1, "[sparse refactor] chore: split the loader", [("loader/split.py", 40, M)]),
+        p(2, "[2/N][sparse refactor] chore: split the writer", [("writer/split.py", 40, M)]),
+        # spellings of one folder are one area, spelt as the folder is
+        p(3, "[AsyncGRPO] fix: drop stale rollouts", grpo),
+        p(4, "[asyncgrpo] feat: overlap steps", grpo),
+        p(5, "[async_grpo] perf: batch rewards", grpo),
+        # a tag naming a folder or module the files touch, below the first folder
+        p(6, "[algo] feat: clip ratios", [("trainer/ppo/core_algos.py", 20, M)]),
+        # a catch-all folder is named after what it holds; a top-level source file is its own
+        # area; `root` only for what is neither
+        p(7, "[misc] fix: flops of a new GPU", [("utils/flops_counter.py", 12, M)]),
+        p(8, "fix: admin endpoint", [("admin.go", 12, M)]),
+        p(9, "chore: tidy release config", [(".goreleaser.yml", 3, M)]),
+        # a catch-all only when nothing better exists
+        p(10, "fix: shared helper and its caller",
+          [("utils/__init__.py", 60, M), ("writer/csv.py", 10, M)]),
+    ]  # fmt: skip
+
+
+def test_areas_name_code_the_pr_changes(tmp_path_factory: pytest.TempPathFactory) -> None:
+    home = build_models(tmp_path_factory.mktemp("areas"), {"acme/areas": series()})
+    areas = {
+        number: (primary, signal)
+        for number, primary, signal in query(
+            home, "select number, primary_area, area_signal from marts.fct_pull_requests"
+        )
+    }
+    assert areas == {
+        1: ("loader", "paths"),
+        2: ("writer", "paths"),
+        3: ("async_grpo", "title"),
+        4: ("async_grpo", "title"),
+        5: ("async_grpo", "title"),
+        6: ("algo", "title"),
+        7: ("flops_counter", "paths"),
+        8: ("admin", "paths"),
+        9: ("root", "paths"),
+        10: ("writer", "paths"),
+    }

@@ -238,12 +238,14 @@ def test_title_conventions_labels_and_path_fallbacks(crafted: Path) -> None:
     assert facts[1] == ("feat", "title_type", "engine", ["engine", "sim"], False)
     assert facts[2] == ("refactor", "title_type", "engine", ["engine"], True)  # [BREAKING]
     assert facts[3] == ("feat", "title_type", "api", ["api"], True)  # type(scope)!:
-    assert facts[4][:3] == ("fix", "title_type", "io")  # conventional scope
+    # a conventional scope that names no code the PR changes is no area: its files place it
+    assert facts[4][:3] == ("fix", "title_type", "engine")
     assert facts[5][:3] == ("fix", "title_tag", "sim")  # [Bugfix]; area from the path
     assert facts[6][:3] == ("perf", "title_tag", "engine")  # [Perf]
     assert facts[7][:3] == ("docs", "paths", "docs")  # [Doc], and docs-only paths
     assert facts[8][:3] == ("ci", "paths", "ci")  # [CI], and CI-only paths
-    assert facts[9][:3] == ("refactor", "title_verb", "util")  # [Misc]: no type, no area
+    # [Misc]: no type, no area; a catch-all folder (util/) is named after what it holds
+    assert facts[9][:3] == ("refactor", "title_verb", "imports")
     assert facts[10][:3] == ("docs", "paths", "docs")  # docs-only paths beat the verb
     assert facts[11][:3] == ("test", "paths", "engine")  # tests/engine/ counts for engine
     assert facts[12][:3] == ("ci", "paths", "ci")

@@ -134,7 +134,7 @@ def test_week_30_ranks_consequence_and_quotes_the_descriptions_evidence(verl_bui
     for _, flagged, key, box in unchecked:
         assert flagged and key == "box_unchecked" and box.startswith("Add ")
     assert "the author left “Add unit or end-to-end test(s) to the CI workflow" in en
-    # the PRs whose description names NPU or Ascend, with the word that raised the flag
+    # the PRs whose description names NPU or Ascend, and the word that raised the flag if any
     hardware = query(
         home,
         "select d.number, r.evidence->>'word' from intermediate.int_pull_request_descriptions d "
@@ -143,7 +143,11 @@ def test_week_30_ranks_consequence_and_quotes_the_descriptions_evidence(verl_bui
         "where d.week_start = ? and d.description_hardware_word in ('npu', 'ascend')",
         [W30],
     )
-    assert len(hardware) >= 6 and all(word in ("npu", "ascend") for _, word in hardware)
+    flagged = {number: word for number, word in hardware if word is not None}
+    assert len(flagged) >= 4 and set(flagged.values()) <= {"npu", "ascend"}
+    # a mention is no target: #7095 says it does not address the Ascend report, #7128 replaces
+    # a hard-coded "cuda"/"npu" choice with the device abstraction
+    assert {7095, 7128} <= {number for number, _ in hardware} - set(flagged)
 
 
 def test_flags_stay_rare_enough_to_act_on(verl_builds) -> None:

@@ -11,9 +11,9 @@
 -- (seeds/scope_tags.csv), a folder named after the repository, alone or with a language
 -- (`polars/`, `py-polars/`, `polars-python/`), or a folder that holds at least
 -- `container_min_share` of the repository's code changes over the extracted history and two
--- subfolders or more. Past the last container, a file is its own area: a dependency manifest
--- is `build`, a test `tests`, a source file its name (`verl/protocol.py` is `protocol`), and
--- anything else `root`.
+-- subfolders or more. Past the last container (or at the top), a file is its own area: a
+-- dependency manifest is `build`, a test `tests`, a source file its name (`verl/protocol.py` is
+-- `protocol`, a top-level `admin.go` `admin`), and anything else `root`.
 
 -- read twice (the distinct paths, the changes): scanning the table again costs less than the
 -- copy of all its rows that DuckDB keeps for a CTE used twice
@@ -187,7 +187,6 @@ classified as (
         coalesce(
             r.rule_area,
             case
-                when len(k.segments) = 1 then 'root'
                 -- a hidden folder is named without its dot (`.agent/` is `agent`)
                 when list_position(k.is_container, false) is not null
                     then ltrim(k.segments[list_position(k.is_container, false)], '.')
@@ -195,12 +194,21 @@ classified as (
                 when k.is_test then 'tests'
                 when regexp_matches(k.segments[-1], '\.(py|pyx|go|rs|ts|tsx|js|jsx|java|kt|scala|c|cc|cpp|h|hpp|cu|cuh|rb|swift|cs|php|lua|jl)$')
                      and not regexp_matches(k.segments[-1], '^(__init__|__main__|lib|main|mod|index|init)\.')
-                    then regexp_replace(k.segments[-1], '\.[^.]+$', '')
+                    then regexp_replace(k.segments[-1], '(\.d)?\.[^.]+$', '')
                 else 'root'
             end
         ) as area,
         c.core_prefix as configured_core_prefix,
-        list_filter(k.words, lambda w: list_contains(h.words, w))[1] as hardware_word
+        list_filter(k.words, lambda w: list_contains(h.words, w))[1] as hardware_word,
+        -- the folders and the file's name without its extension, each without `-_. `, then
+        -- their words, between slashes (`/verl/asyncgrpo/raytrainer/async/grpo/ray/trainer/`):
+        -- what a title's tag can name
+        '/' || array_to_string(list_transform(
+            k.segments[1:-2] || [regexp_replace(k.segments[-1], '\.[^.]*$', '')],
+            lambda s: regexp_replace(s, '[-_. ]', '', 'g')), '/')
+            || '/' || array_to_string(k.words, '/') || '/' as path_key,
+        -- the same folders and name as written (lower case), to spell an area a tag names
+        array_to_string(k.segments[1:-2] || [regexp_replace(k.segments[-1], '\.[^.]*$', '')], '/') as path_names
     from layouts k
     cross join hardware_words h
     left join ruled r using (repo, path)
@@ -230,7 +238,9 @@ final as (
         c.is_code,
         c.area,
         c.configured_core_prefix,
-        c.hardware_word
+        c.hardware_word,
+        c.path_key,
+        c.path_names
     from files f
     join classified c using (repo, path)
 )

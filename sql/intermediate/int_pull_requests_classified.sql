@@ -58,6 +58,8 @@ vocabulary as (
          from (select distinct emoji, change_type from {{ ref('title_emoji') }})) as emoji_types,
         (select list(distinct lower(tag)) from {{ ref('scope_tags') }}) as scope_tags,
         (select list(distinct lower(tag)) from {{ ref('scope_tags') }} where kind = 'language') as language_tags,
+        (select list(distinct lower(tag)) from {{ ref('scope_tags') }} where kind in ('generic', 'catch_all'))
+            as catch_all_areas,
         (select list(distinct lower(word)) from {{ ref('release_words') }}) as release_words,
         (select list({'pattern': lower(login_pattern), 'change_type': change_type}) from {{ ref('bot_authors') }})
             as bot_types,
@@ -95,7 +97,9 @@ file_signals as (
         min(path) filter (where change_type = 'ADDED' and is_code
             and regexp_matches(path, '\.(py|pyx|go|rs|ts|tsx|js|jsx|java|kt|scala|c|cc|cpp|h|hpp|cu|cuh|rb|swift|cs|php|lua|jl)$')
             and not regexp_matches(path, '(^|/)__init__\.py$')) as new_module_path,
-        list(path order by path) filter (where is_dependency) as dependency_paths
+        list(path order by path) filter (where is_dependency) as dependency_paths,
+        string_agg(path_key, '') as path_keys,
+        string_agg(path_names, '/') as path_names
     from files
     group by repo, number
 ),
@@ -112,7 +116,10 @@ path_areas as (
     select
         a.repo,
         a.number,
-        first(a.area order by a.lines desc, a.area asc) as primary_path_area,
+        -- a catch-all (root, utils, misc: seeds/scope_tags.csv) only when nothing else changed
+        first(a.area order by a.area in ('root', 'misc'), a.lines desc, a.area asc)
+            as primary_path_area,
+        list(a.area) as all_path_areas,
         list(a.area order by a.area) filter (
             where a.lines >= st.path_area_min_share * t.total_lines
         ) as path_areas
@@ -120,6 +127,7 @@ path_areas as (
     join (select repo, number, sum(lines) as total_lines from area_lines group by repo, number) t
         using (repo, number)
     cross join settings st
+    cross join vocabulary v
     group by a.repo, a.number
 ),
 
@@ -314,20 +322,25 @@ typed as (
 modules as (
     select
         t.*,
-        -- in title order: the first named module is the primary area
+        -- in title order: the first named module is the primary area; an area an alias
+        -- (seeds/area_aliases.csv) or a label gives is `trusted`, any other must name code the
+        -- PR changes (checked in classified, beside the files)
         list_filter(
             -- a version is no part of a module's name: `[python 0.6.7]` is the tag `python`
-            list_transform(list_concat(t.raw_modules, t.label_areas), lambda x:
-                coalesce(r.area_of_alias[x], v.area_of_alias[x],
-                    replace(trim(regexp_replace(x, '(^|\s)v?\d+(\.\d+)+\S*', ' ', 'g')), ' ', '_'))),
-            lambda x: x <> '' and not list_contains(v.scope_tags, x)
+            list_transform(list_concat(t.raw_modules, t.label_areas), lambda x, i: {  -- noqa: LT01
+                'area': coalesce(r.area_of_alias[x], v.area_of_alias[x],
+                    replace(trim(regexp_replace(x, '(^|\s)v?\d+(\.\d+)+\S*', ' ', 'g')), ' ', '_')),
+                'trusted': r.area_of_alias[x] is not null or v.area_of_alias[x] is not null
+                    or i > len(t.raw_modules)
+            }),
+            lambda x: x.area <> '' and not list_contains(v.scope_tags, x.area)
                 -- the repository's name, alone or with a language (`py-polars`)
                 and not list_contains(
                     list_concat([t.repo_key],
                         list_transform(v.language_tags, lambda l: l || t.repo_key),
                         list_transform(v.language_tags, lambda l: t.repo_key || l)),
-                    regexp_replace(x, '[-_. ]', '', 'g'))
-        ) as named_areas,
+                    regexp_replace(x.area, '[-_. ]', '', 'g'))
+        ) as named_area_items,
         len(t.version_tokens) > 0
             and coalesce(list_bool_and(list_transform(t.release_other_words, lambda w:
                 list_contains(v.release_words, w)
@@ -461,17 +474,17 @@ classified as (
         -- a change without code is placed by its paths (docs, ci, examples), whatever its title
         coalesce(
             case when k.non_code_type in ('docs', 'ci') then pa.primary_path_area end,
-            p.named_areas[1], pa.primary_path_area, 'misc'
+            na.named_areas[1], pa.primary_path_area, 'misc'
         ) as primary_area,
         case
             when k.non_code_type in ('docs', 'ci') and len(pa.path_areas) > 0 then pa.path_areas
-            when len(p.named_areas) > 0 then list_sort(list_distinct(p.named_areas))
+            when len(na.named_areas) > 0 then list_sort(list_distinct(na.named_areas))
             when len(pa.path_areas) > 0 then pa.path_areas
             else ['misc']
         end as areas,
         case
             when k.non_code_type in ('docs', 'ci') and pa.primary_path_area is not null then 'paths'
-            when len(p.named_areas) > 0 then 'title'
+            when len(na.named_areas) > 0 then 'title'
             when pa.primary_path_area is not null then 'paths'
             else 'none'
         end as area_signal,
@@ -515,6 +528,31 @@ classified as (
             end
         end as non_code_type
     ) k
+    -- a title's tag is an area when it names a folder or module the files touch, or the area
+    -- of one (`[ci]` for .github/), compared without case and `-_. ` and as the start of a
+    -- folder's or name's word (`AsyncGRPO` names `async_grpo/`, `algo` `core_algos.py`), spelt
+    -- as the path area it names; a series name (`[sparse refactor]`) is not. With a cut or
+    -- unknown file list, kept.
+    cross join lateral (
+        select list_transform(
+            list_filter(p.named_area_items, lambda x:
+                x.trusted or not p.files_complete
+                or contains(f.path_keys, '/' || regexp_replace(x.area, '[-_. ]', '', 'g'))
+                or list_contains(list_transform(pa.all_path_areas, lambda a: regexp_replace(a, '[-_. ]', '', 'g')),
+                    regexp_replace(x.area, '[-_. ]', '', 'g'))),
+            -- spelt as the path area it names, else as the tag when it separates its words
+            -- (`bundled-dev`, not `bundleddev`), else as the folder or module
+            lambda x: coalesce(
+                list_filter(pa.all_path_areas, lambda a:
+                    regexp_replace(a, '[-_. ]', '', 'g') = regexp_replace(x.area, '[-_. ]', '', 'g'))[1],
+                case when regexp_matches(x.area, '[-_]') then replace(x.area, '-', '_') end,
+                case when not x.trusted and p.files_complete then
+                    list_filter(string_split(f.path_names, '/'), lambda s:
+                        regexp_replace(s, '[-_. ]', '', 'g') = regexp_replace(x.area, '[-_. ]', '', 'g'))[1]
+                end,
+                x.area)
+        ) as named_areas
+    ) na
 )
 
 select * from classified
