@@ -215,6 +215,9 @@ def squashed() -> list[dict]:
         p(26, "💽 [Parser] Fail when unknown args are given", code, deletions=1),  # no gitmoji
         p(27, "🦄 Speed up the parser", code, deletions=1),
         p(28, "🎀 New defaults: `logging_steps=10`", code, deletions=1),  # a phrase, no type
+        p(29, "Dynamic group by", code, deletions=1,
+          body="* [NEW] Added a dynamic zip iterator\n\n* Use it in group by"),
+        p(30, "FFD packing", [("squashed/pack.py", 232, "MODIFIED")], deletions=52),
     ]  # fmt: skip
 
 
@@ -360,6 +363,8 @@ def test_documentation_sources_versions_and_titles_without_a_verb(built: Path) -
     assert f[9][:2] == ("chore", "title_release")  # Rust 1.75
     assert f[10][:2] == ("feat", "paths_fallback")  # only added lines
     assert f[11][:2] == ("other", "none")  # lines changed, no word for it
+    assert f[30][:2] == ("feat", "paths_fallback")  # four times more added than removed
+    assert f[29][:2] == ("feat", "description")  # a squashed commit's verb after its [tag]
 
 
 def test_only_a_revert_opening_the_body_types_the_pr(built: Path) -> None:

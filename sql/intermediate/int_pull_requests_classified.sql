@@ -16,10 +16,10 @@
 -- (seeds/release_words.csv), or a language and a version (`Rust 1.75`); a bot author
 -- (seeds/bot_authors.csv); the title's first word (seeds/title_verbs.csv; `Remove X` that
 -- deletes X's files is a chore, `Use X 3.0` changing a manifest a bump), then any word of it
--- that counts anywhere; the description (a checked type box, `Fixes #N`, its first verb);
--- the paths again (dependency manifests only, a new source file, code added and none
--- removed); else `other`. Title scopes that name a language, layer or catch-all
--- (seeds/scope_tags.csv) or the repository are tags, not areas.
+-- that counts anywhere; the description (a checked type box, `Fixes #N`, its first verb, after
+-- a bullet's `[tag]`); the paths again (dependency manifests only, a new source file, code
+-- added and at most a quarter as much removed); else `other`. Title scopes that name a
+-- language, layer or catch-all (seeds/scope_tags.csv) or the repository are tags, not areas.
 with prs as (
     select * from {{ ref('stg_pull_requests') }}
     {% if is_incremental() %}
@@ -397,7 +397,7 @@ described as (
                     then 'fix'
                 end,
                 v.type_of_verb[lower(regexp_extract(m.body,
-                    '(?m)^[ \t]*(?:[-*+][ \t]+)?(?:(?i:this (?:pr|pull request|change|commit|patch))[ \t]+)?([A-Za-z]+)', 1))]
+                    '(?m)^[ \t]*(?:[-*+][ \t]+)?(?:\[[^\]\n]*\][ \t]*)?(?:(?i:this (?:pr|pull request|change|commit|patch))[ \t]+)?([A-Za-z]+)', 1))]
             )
         end as description_type
     from modules m
@@ -443,8 +443,8 @@ classified as (
             case
                 when f.dependency_only and p.files_complete then 'chore'
                 when f.new_module_path is not null then 'feat'
-                -- code added and nothing taken away: a new capability
-                when p.deletions = 0 and p.additions > 0 and f.code_lines > 0 then 'feat'
+                -- code added and (next to) nothing taken away: a new capability
+                when p.additions >= 4 * p.deletions and p.additions > 0 and f.code_lines > 0 then 'feat'
             end,
             'other'
         ) as change_type,
@@ -466,7 +466,8 @@ classified as (
             when p.word_type is not null or p.performance_word is not null then 'title_word'
             when p.description_type is not null then 'description'
             when (f.dependency_only and p.files_complete) or f.new_module_path is not null
-                 or (p.deletions = 0 and p.additions > 0 and f.code_lines > 0) then 'paths_fallback'
+                 or (p.additions >= 4 * p.deletions and p.additions > 0 and f.code_lines > 0)
+                then 'paths_fallback'
             else 'none'
         end as change_type_signal,
         p.breaking_signal is not null as is_breaking,
