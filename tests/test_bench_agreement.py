@@ -72,3 +72,45 @@ def test_a_fact_the_warehouse_lacks_is_not_built_rather_than_wrong():
         1.0, 0.0, 0.5, 1.0,
     )  # fmt: skip
     assert s["claim"] is None and s["caveats"] is None and s["release"] is None
+
+
+def test_the_contract_columns_are_read_when_a_warehouse_has_them():
+    import duckdb
+
+    from bench.agreement import compare
+
+    conn = duckdb.connect()
+    conn.execute("create schema marts")
+    conn.execute(
+        """create table marts.fct_pull_requests as select * from (values
+        ('o/r', 1, date '2026-07-20', 'feat', 'fsdp', ['performance'], 'title_type', 'title',
+         'T1', 'This PR adds an opt-in setting.',
+         {'metric': 'latency', 'value': 1.679, 'unit': 'x', 'figure': '1.679×'},
+         [{'kind': 'default', 'sentence': 'off by default'}], false),
+        ('o/r', 2, date '2026-07-20', 'fix', 'ascend', ['hardware'], 'title_type', 'title',
+         'T2', null, null, [], true))
+        t(repo, number, week_start, change_type, primary_area, topics, change_type_signal,
+          area_signal, title, summary, headline_claim, caveats, is_release)"""
+    )
+    conn.execute(
+        "create table marts.fct_weekly_stories as select 'o/r' as repo, "
+        "date '2026-07-20' as week_start, 's1' as story_id, [1, 2] as numbers"
+    )
+    labels = [
+        {"repo": "o/r", "number": 1, "sample": "week", "change_type": "perf",
+         "areas": {"fsdp"}, "topic_set": {"performance"}, "caveat_set": {"default"},
+         "claims": [(1.679, "x")], "change_sentence": "This PR adds an opt-in setting:",
+         "is_release": "false", "story": ""},
+        {"repo": "o/r", "number": 2, "sample": "week", "change_type": "fix",
+         "areas": {"npu"}, "topic_set": {"hardware"}, "caveat_set": set(), "claims": [],
+         "change_sentence": "", "is_release": "true", "story": ""},
+    ]  # fmt: skip
+    rows, built = compare(conn, labels)
+    assert built == {"summary", "headline_claim", "caveats", "is_release", "stories"}
+    one, two = rows
+    assert (one["type_ok"], one["area_ok"], one["sentence_ok"], one["claim_ok"]) == (
+        False, True, True, True,
+    )  # fmt: skip
+    assert one["caveats_ok"] and two["caveats_ok"] and two["sentence_ok"]
+    assert two["release"] == (True, True) and two["claim_ok"] is None
+    assert story_pairs(rows) == {"pairs": 1, "labelled": 0, "found": 1, "both": 0}
