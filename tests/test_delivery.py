@@ -8,6 +8,7 @@ is tried again by the next run while the others go on; a corrected edition waits
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -114,9 +115,11 @@ def test_each_week_reaches_each_target_once_and_corrections_wait(
     # GitHub gets the Markdown, its chart linked on the site (a relative link shows nothing)
     chart = "](2026-07-20.areas.en.svg)"
     assert chart in report(home, "2026-07-20", "md")
-    assert discussions[1].body == report(home, "2026-07-20", "md").replace(
+    shown, sign = discussions[1].body.rsplit("\n\n", 1)
+    assert shown + "\n" == report(home, "2026-07-20", "md").replace(
         chart, f"]({SITE}/acme__rocket/2026-07-20.areas.en.svg)"
     )
+    assert re.fullmatch(r"<!-- prweekly edition [0-9a-f]{64} -->\n", sign)  # hidden on GitHub
     failed = delivery_metadata(home)["failed_targets"].value
     assert [(f["target"], f["week"], f["attempts"]) for f in failed] == [("slack", "2026-07-13", 3)]
     text = slack.messages[0]["text"]
@@ -154,7 +157,7 @@ def test_each_week_reaches_each_target_once_and_corrections_wait(
     assert "github: would send: corrected edition" in seen[-2]
     assert len(github.posts.items) == 2
     assert main(["publish", *week, "--target", "github"]) == 0
-    (comment,) = github.posts.of_kind("IssueComment")
+    (comment,) = github.posts.of_kind("DiscussionComment")
     assert comment.subject_id == discussions[1].id
     assert comment.body.startswith("## Corrected edition") and "#140" in comment.body
     assert main(["publish", *week]) == 0  # the others too; GitHub has it already

@@ -46,9 +46,15 @@ def test_a_discussion_an_issue_and_a_comment_are_created_and_kept():
                    "body": "# report"},
         )["data"]["createDiscussion"]["discussion"]  # fmt: skip
         assert made["url"] == f"https://github.com/{REPO}/discussions/8"  # after PR #7
-        comment = ask(
+        refused = ask(
             emu, DOCUMENTS["AddComment"], input={"subjectId": made["id"], "body": "corrected"}
-        )["data"]["addComment"]["commentEdge"]["node"]
+        )  # GitHub's addComment is for issues and pull requests
+        assert refused["errors"][0]["type"] == "NOT_FOUND" and not refused["data"]["addComment"]
+        comment = ask(
+            emu,
+            DOCUMENTS["AddDiscussionComment"],
+            input={"discussionId": made["id"], "body": "corrected"},
+        )["data"]["addDiscussionComment"]["comment"]
         assert comment["id"] and comment["id"] != made["id"]
 
         emu.posts.labels[REPO] = ["weekly-report"]
@@ -66,8 +72,46 @@ def test_a_discussion_an_issue_and_a_comment_are_created_and_kept():
 
         assert [p.title for p in emu.posts.of_kind("Discussion", REPO)] == ["W30"]
         assert emu.posts.of_kind("Issue")[0].labels == ["weekly-report"]
-        (kept,) = emu.posts.of_kind("IssueComment")
+        (kept,) = emu.posts.of_kind("DiscussionComment")
         assert (kept.subject_id, kept.body) == (made["id"], "corrected")
+        thread = ask(emu, DOCUMENTS["Thread"], id=made["id"])["data"]["node"]
+        assert thread == {
+            "__typename": "Discussion",
+            "comments": {"nodes": [{"id": comment["id"], "body": "corrected"}]},
+        }
+        latest = ask(emu, DOCUMENTS["DiscussionCategories"], owner=OWNER, name=NAME)["data"]
+        assert latest["repository"]["discussions"]["nodes"] == [
+            {"id": made["id"], "body": "# report"}
+        ]
+
+
+def test_posts_over_githubs_limits_are_refused_and_nothing_is_made():
+    """GitHub refuses a body over 65,536 characters and a title over 256."""
+    with Emulator([make_pr(7, MONDAY)]) as emu:
+        repo = ask(emu, DOCUMENTS["DiscussionCategories"], owner=OWNER, name=NAME)["data"]
+        repo = repo["repository"]
+        category = repo["discussionCategories"]["nodes"][0]["id"]
+        for title, body, said in [
+            ("W23", "x" * 65_537, "Body is too long (maximum is 65536 characters)"),
+            ("t" * 257, "ok", "Title is too long (maximum is 256 characters)"),
+        ]:
+            answer = ask(
+                emu,
+                DOCUMENTS["CreateDiscussion"],
+                input={"repositoryId": repo["id"], "categoryId": category, "title": title,
+                       "body": body},
+            )  # fmt: skip
+            assert answer["errors"][0] | {"path": None, "locations": None} == {
+                "message": said, "type": "UNPROCESSABLE", "path": None, "locations": None
+            }  # fmt: skip
+        assert emu.posts.items == []
+        made = ask(
+            emu,
+            DOCUMENTS["CreateDiscussion"],
+            input={"repositoryId": repo["id"], "categoryId": category, "title": "t" * 256,
+                   "body": "x" * 65_536},
+        )["data"]["createDiscussion"]["discussion"]  # fmt: skip
+        assert made["id"]  # exactly at the limits is fine
 
 
 def test_an_id_that_names_nothing_is_not_found():

@@ -32,6 +32,7 @@ from orchestration.warehouse import connect
 
 ATTEMPTS = 3
 BACKOFF_SECONDS = (2.0, 8.0)  # waits before the second and third attempts
+MAX_RETRY_AFTER_SECONDS = 60.0  # the most a target's Retry-After makes a run wait
 
 SENT, ALREADY, HELD, NO_REPORT, FAILED, WOULD_SEND = (
     "sent", "already sent", "held", "no report", "failed", "would send",
@@ -163,8 +164,13 @@ def _deliver(
             break
         except Exception as exc:
             error = redact(f"{exc}", secrets) or type(exc).__name__
+            if getattr(exc, "uncertain", False):  # it may be there: the next run sends it
+                say(f"{repo} {week} {target.kind}: {error}; not sent again in this run")
+                break
             if attempt < ATTEMPTS:
                 wait = BACKOFF_SECONDS[min(attempt, len(BACKOFF_SECONDS)) - 1]
+                if getattr(exc, "retry_after", None) is not None:  # the target said how long
+                    wait = min(exc.retry_after, MAX_RETRY_AFTER_SECONDS)
                 say(f"{repo} {week} {target.kind}: attempt {attempt} failed ({error}); "
                     f"trying again in {wait:g}s")  # fmt: skip
                 time.sleep(wait)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import httpx
 
 from orchestration.delivery.edition import Edition
+from orchestration.delivery.limits import SLACK_TEXT_CHARS
 from orchestration.delivery.targets import SlackTarget, expand
 from orchestration.delivery.transport import DeliveryError, http
 from orchestration.escaping.slack import slack_link, slack_text
@@ -20,27 +21,32 @@ _WORDS = {
 
 
 def message(edition: Edition, correction: bool) -> dict:
-    """The webhook's JSON body: mrkdwn text, with links that do not unfurl."""
+    """The webhook's JSON body: mrkdwn text, with links that do not unfurl, within
+    SLACK_TEXT_CHARS (key PRs are left out from the last while it is longer)."""
     words = _WORDS[edition.language]
-    lines = [f"*{slack_text(edition.title)}*"]
+    head = [f"*{slack_text(edition.title)}*"]
     if correction:
-        lines[0] = f"*{words['corrected']}:* " + lines[0]
+        head[0] = f"*{words['corrected']}:* " + head[0]
     if edition.merged_prs is not None:
         figures = f"{edition.merged_prs} {words['prs']}"
         if edition.theme:
-            figures += f" · {words['theme']}: {slack_text(edition.theme)}"
-        lines.append(figures)
-    if edition.key_prs:
-        lines.append(f"{words['key']}:")
-        lines += [
-            f"• {slack_link(pr['url'], '#' + str(int(pr['number'])))} "
-            f"{slack_text(pr['title'], TITLE_CHARS)} ({pr['importance']:.1f})"
-            for pr in edition.key_prs
-        ]
-    link = edition.link
-    read = slack_link(link, words["read"])
-    lines.append(read if read != words["read"] else f"{words['read']}: {slack_text(link)}")
-    return {"text": "\n".join(lines), "unfurl_links": False, "unfurl_media": False}
+            figures += f" · {words['theme']}: {slack_text(edition.theme, TITLE_CHARS)}"
+        head.append(figures)
+    prs = [
+        f"• {slack_link(pr['url'], '#' + str(int(pr['number'])))} "
+        f"{slack_text(pr['title'], TITLE_CHARS)} ({pr['importance']:.1f})"
+        for pr in edition.key_prs
+    ]
+    read = slack_link(edition.link, words["read"])
+    if read == words["read"]:
+        read = f"{words['read']}: {slack_text(edition.link)}"
+    while True:
+        lines = [*head, *([f"{words['key']}:", *prs] if prs else []), read]
+        text = "\n".join(lines)
+        if len(text) <= SLACK_TEXT_CHARS or not prs:
+            break
+        prs = prs[:-1]
+    return {"text": text[:SLACK_TEXT_CHARS], "unfurl_links": False, "unfurl_media": False}
 
 
 def send(target: SlackTarget, edition: Edition, correction: bool) -> str | None:
@@ -48,9 +54,25 @@ def send(target: SlackTarget, edition: Edition, correction: bool) -> str | None:
     url = expand(target.webhook_url)
     try:
         answer = http().post(url, json=message(edition, correction))
-    except httpx.HTTPError as exc:  # the exception's text can carry the URL: name its kind
+    except (httpx.ConnectError, httpx.ConnectTimeout) as exc:  # never reached Slack
         raise DeliveryError(f"slack: could not reach the webhook ({type(exc).__name__})") from None
+    except httpx.HTTPError as exc:  # sent, but no answer: Slack may have posted it
+        raise DeliveryError(
+            f"slack: no answer from the webhook ({type(exc).__name__}); it may have posted "
+            "the message",
+            uncertain=True,
+        ) from None
     if answer.status_code != 200:
         body = answer.text[:200].replace(url, "***")
-        raise DeliveryError(f"slack: the webhook answered HTTP {answer.status_code}: {body}")
+        wait = _seconds(answer.headers.get("retry-after")) if answer.status_code == 429 else None
+        raise DeliveryError(
+            f"slack: the webhook answered HTTP {answer.status_code}: {body}", retry_after=wait
+        )
     return answer.headers.get("x-slack-req-id")
+
+
+def _seconds(value: str | None) -> float | None:
+    try:
+        return max(0.0, float(value)) if value is not None else None
+    except ValueError:
+        return None

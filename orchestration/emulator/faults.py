@@ -39,6 +39,7 @@ class Fault(StrEnum):
     SHIFT_PAGES = "shift-pages"  # a search page served before the window's newest PR was indexed
     NULL_MERGED_AT = "null-merged-at"  # the first search node's mergedAt is null
     TRICKLE = "trickle"  # a good answer sent a few bytes at a time, slower than any deadline
+    DONE_502 = "done-502"  # the request is carried out (a post is created), then a proxy's 502
 
 
 class Faults(FaultPlan[Fault]):

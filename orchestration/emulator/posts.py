@@ -18,6 +18,9 @@ DEFAULT_LABELS = (
 )  # fmt: skip
 
 
+COMMENT_KINDS = ("IssueComment", "DiscussionComment")
+
+
 def node_id(kind: str, key: str) -> str:
     return base64.b64encode(f"{kind}:{key}".encode()).decode()
 
@@ -44,7 +47,7 @@ class NotFound(LookupError):
 
 @dataclass
 class Post:
-    kind: str  # Discussion, Issue or IssueComment
+    kind: str  # Discussion, Issue, IssueComment (on an issue) or DiscussionComment
     repo: str  # owner/name as the dataset spells it
     number: int | None
     title: str
@@ -88,16 +91,21 @@ class Posts:
     def add(self, post: Post, first_free_number: int) -> Post:
         with self._lock:
             taken = [p.number or 0 for p in self.items if p.repo.lower() == post.repo.lower()]
-            if post.kind != "IssueComment":
+            if post.kind not in COMMENT_KINDS:
                 post.number = max([first_free_number, *(n + 1 for n in taken)])
                 path = "discussions" if post.kind == "Discussion" else "issues"
                 post.url = f"https://github.com/{post.repo}/{path}/{post.number}"
                 post.id = node_id(post.kind, f"{post.repo.lower()}:{post.number}")
             else:
-                post.id = node_id("IssueComment", str(len(self.items) + 1))
-                post.url = f"https://github.com/{post.repo}#issuecomment-{len(self.items) + 1}"
+                post.id = node_id(post.kind, str(len(self.items) + 1))
+                anchor = "discussioncomment" if post.kind == "DiscussionComment" else "issuecomment"
+                post.url = f"https://github.com/{post.repo}#{anchor}-{len(self.items) + 1}"
             self.items.append(post)
             return post
+
+    def comments_on(self, subject_id: str) -> list[Post]:
+        with self._lock:
+            return [p for p in self.items if p.subject_id == subject_id]
 
     def find(self, value: str) -> Post:
         with self._lock:

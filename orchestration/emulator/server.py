@@ -23,7 +23,14 @@ from typing import Any
 from graphql import GraphQLError, execute, parse, validate
 
 from orchestration.emulator.dataset import Dataset
-from orchestration.emulator.fault_bodies import DOCS, PRIMARY_403, SECONDARY, refusal, spoil
+from orchestration.emulator.fault_bodies import (
+    DOCS,
+    HTML_502,
+    PRIMARY_403,
+    SECONDARY,
+    refusal,
+    spoil,
+)
 from orchestration.emulator.faults import Fault, Faults, parse_fault_spec
 from orchestration.emulator.limits import QueryLimitError, analyse
 from orchestration.emulator.posts import Posts
@@ -198,7 +205,11 @@ def _handler_for(emulator: Emulator) -> type[BaseHTTPRequestHandler]:
             )
             if early is not None:
                 return self._send(*early)
-            status, headers, payload = emulator.answer(body, fault)
+            status, headers, payload = emulator.answer(
+                body, None if fault is Fault.DONE_502 else fault
+            )
+            if fault is Fault.DONE_502:  # done, but the answer is lost on the way back
+                status, headers, payload = 502, {}, HTML_502
             entry["status"] = status
             self._send(status, headers, payload, trickle=fault is Fault.TRICKLE)
 
