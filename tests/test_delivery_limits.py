@@ -222,3 +222,67 @@ def test_a_message_over_the_servers_size_goes_as_shortened_text_with_the_link(
     text = mail.get_content()
     assert text.startswith("# acme/rocket") and len(text.encode()) < 60_000
     assert f"the full report: {SITE}" in text.replace("\r\n", "\n")
+
+
+def test_a_kill_between_acceptance_and_the_ledger_sends_at_most_one_duplicate(
+    sample_home: Path, tmp_path: Path
+) -> None:
+    """`prweekly publish` SIGKILLed after Slack, then GitHub, took the edition and before the
+    ledger was written: Slack gets it twice (the promised at most one duplicate), GitHub once
+    (the next run finds its post by the hidden edition line)."""
+    import os
+    import shutil
+    import signal
+    import subprocess
+    import sys
+
+    import duckdb
+    import yaml
+
+    home = tmp_path / "home"
+    shutil.copytree(sample_home, home)
+    deliver = {"site_url": "https://reports.example.com", "slack": {"webhook_url": "${HOOK}"},
+               "github": {"discussion_category": "Announcements"}}  # fmt: skip
+    (home / "repositories.yml").write_text(
+        yaml.safe_dump({"repositories": [{"name": "acme/rocket", "deliver": deliver}]})
+    )
+    dataset = Path(__file__).parents[1] / "orchestration" / "sample" / "acme__rocket.jsonl"
+    slack = SlackReceiver("/services/T0/B0/kill")
+    with Emulator(dataset, token="ghp_kill_test_0123") as github, slack:
+        env = {**os.environ, "PRWEEKLY_HOME": str(home), "HOOK": slack.url,
+               "GITHUB_TOKEN": "ghp_kill_test_0123", "GITHUB_GRAPHQL_URL": github.url}  # fmt: skip
+        env.pop("DAGSTER_HOME", None)
+        command = [str(Path(sys.executable).with_name("prweekly")), "publish", "--repo",
+                   "acme/rocket", "--week", "2026-W30"]  # fmt: skip
+        runs: list[subprocess.Popen] = []
+
+        def kill_the_publisher(*_args) -> None:
+            os.kill(runs[-1].pid, signal.SIGKILL)
+
+        answer = github.answer
+
+        def answer_then_kill(body: bytes, fault):
+            result = answer(body, fault)
+            if b"mutation" in body:  # the post is made; its answer never reaches the client
+                kill_the_publisher()
+            return result
+
+        slack.on_message = kill_the_publisher  # run 1: killed once Slack has the message
+        for run in range(3):
+            if run == 1:
+                slack.on_message = None
+                github.answer = answer_then_kill  # run 2: killed once GitHub made the post
+            if run == 2:
+                github.answer = answer
+            runs.append(subprocess.Popen(command, env=env, stdout=subprocess.PIPE,
+                                         stderr=subprocess.STDOUT, text=True))  # fmt: skip
+            out = runs[-1].communicate(timeout=120)[0]
+            assert runs[-1].returncode == (-signal.SIGKILL if run < 2 else 0), out
+        assert "slack: already sent" in out and "github: sent" in out
+        assert len(slack.messages) == 2  # one duplicate, no more
+        assert len(github.posts.of_kind("Discussion", "acme/rocket")) == 1  # none
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as conn:
+        rows = conn.execute(
+            "select target, count(*) from delivery.sent_editions group by all order by all"
+        ).fetchall()
+    assert rows == [("github", 1), ("slack", 1)]
