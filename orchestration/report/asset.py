@@ -13,6 +13,8 @@ MART_DEPENDENCIES = [
     "fct_weekly_summary",
     "fct_weekly_area_trends",
     "fct_weekly_risks",
+    "fct_weekly_stories",
+    "fct_weekly_topics",
     "dim_repositories",
     "dim_risk_flags",
     "dim_importance_weights",

@@ -3,24 +3,48 @@
 -- One row per merged pull request: what it is, how much it matters and what is risky about it.
 -- importance = the sum of the importance_* factors (weights in seeds/importance_weights.csv),
 -- kept between 0 and 10 and rounded to one decimal.
-with prs as (
+--
+-- Key PRs (`is_key`, the one rule; see key_thresholds below): a PR is key when its importance
+-- reaches its week's `key_threshold` and it is among the week's `key_max_prs` most important,
+-- or when it is a breaking change or a release, whatever its importance. The threshold adapts
+-- to the repository: the `key_percentile` of the importance of its PRs in the `key_weeks`
+-- weeks ending with this one, kept between `key_floor` (seeds/thresholds.csv) and
+-- `key_threshold` (seeds/importance_weights.csv), which is reached by a PR of any repository;
+-- a week with `key_min_week_prs` merged PRs or more in which no PR reaches it takes its most
+-- important PR's importance instead. `key_threshold_rule` says which applied.
+-- In an incremental run every input reads from `key_since`, the first of those weeks before the
+-- run's first week, so that the run's weeks see the same trailing PRs as a build of all weeks.
+{%- if is_incremental() %}
+{%- set key_since = var('start_week') ~ " - to_weeks((select key_weeks - 1 from key_settings))" %}
+{%- endif %}
+with key_settings as (
+    select
+        cast(max(value) filter (where name = 'key_weeks') as integer) as key_weeks,
+        max(value) filter (where name = 'key_percentile') as key_percentile,
+        max(value) filter (where name = 'key_floor') as key_floor,
+        max(value) filter (where name = 'key_min_week_prs') as key_min_week_prs,
+        max(value) filter (where name = 'key_max_prs') as key_max_prs
+    from {{ ref('thresholds') }}
+),
+
+prs as (
     select * from {{ ref('stg_pull_requests') }}
     {% if is_incremental() %}
-    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
+    where {{ scoped('repo') }} and week_start between {{ key_since }} and {{ var('end_week') }}
     {% endif %}
 ),
 
 classified as (
     select * from {{ ref('int_pull_requests_classified') }}
     {% if is_incremental() %}
-    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
+    where {{ scoped('repo') }} and week_start between {{ key_since }} and {{ var('end_week') }}
     {% endif %}
 ),
 
 flags as (
     select * from {{ ref('int_pull_request_flags') }}
     {% if is_incremental() %}
-    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
+    where {{ scoped('repo') }} and week_start between {{ key_since }} and {{ var('end_week') }}
     {% endif %}
 ),
 
@@ -28,14 +52,21 @@ flags as (
 flag_columns as (
     select * from {{ ref('int_pull_request_flag_columns') }}
     {% if is_incremental() %}
-    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
+    where {{ scoped('repo') }} and week_start between {{ key_since }} and {{ var('end_week') }}
     {% endif %}
 ),
 
 descriptions as (
     select * from {{ ref('int_pull_request_descriptions') }}
     {% if is_incremental() %}
-    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
+    where {{ scoped('repo') }} and week_start between {{ key_since }} and {{ var('end_week') }}
+    {% endif %}
+),
+
+releases as (
+    select * from {{ ref('int_pull_request_releases') }}
+    {% if is_incremental() %}
+    where {{ scoped('repo') }} and week_start between {{ key_since }} and {{ var('end_week') }}
     {% endif %}
 ),
 
@@ -52,7 +83,7 @@ pr_topics as (
     select repo, number, list(topic order by topic_position, topic) as topics
     from {{ ref('int_pull_request_topics') }}
     {% if is_incremental() %}
-    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
+    where {{ scoped('repo') }} and week_start between {{ key_since }} and {{ var('end_week') }}
     {% endif %}
     group by repo, number
 ),
@@ -185,6 +216,8 @@ final as (
         f.new_module_path,
         f.severity_word,
         f.impact_claims,
+        rl.is_release,
+        rl.release_version,
         -- orchestration/report/text.py (sql/functions.yml) words it, as the report prints it
         pr_summary(
             f.body,
@@ -194,9 +227,86 @@ final as (
     join flag_columns fc using (repo, number)
     left join summaries s using (repo, number)
     left join pr_topics tp using (repo, number)
+    join releases rl using (repo, number)
+),
+
+-- the week's threshold (see the header): of the importance of the PRs of the key_weeks weeks
+-- ending with it in ascending order, the value at key_percentile of the way (at least that
+-- share of them are at or below it)
+week_importance as (
+    select repo, week_start, list(importance) as importances, max(importance) as week_top, count(*) as week_prs
+    from final
+    group by repo, week_start
+),
+
+week_windows as (
+    select
+        *,
+        list_sort(flatten(list(importances) over (
+            partition by repo order by week_start
+            range between to_weeks((select key_weeks - 1 from key_settings)) preceding and current row
+        ))) as window_importances
+    from week_importance
+),
+
+key_percentiles as (
+    select
+        w.repo,
+        w.week_start,
+        w.week_top,
+        w.window_importances[greatest(1, cast(ceil(s.key_percentile * len(w.window_importances)) as integer))]
+            as window_percentile,
+        w.week_prs >= s.key_min_week_prs as busy
+    from week_windows w
+    cross join key_settings s
+),
+
+week_thresholds as (
+    select
+        k.*,
+        least(t.weight, greatest(s.key_floor, k.window_percentile)) as percentile_threshold,
+        k.busy and k.week_top < least(t.weight, greatest(s.key_floor, k.window_percentile)) as lowered,
+        case
+            when k.window_percentile >= t.weight then 'ceiling'
+            when k.window_percentile < s.key_floor then 'floor'
+            else 'percentile'
+        end as percentile_rule
+    from key_percentiles k
+    cross join key_settings s
+    cross join key_threshold t
+),
+
+key_windows as (
+    select
+        f.*,
+        w.* exclude (repo, week_start, week_top, window_percentile, busy),
+        w.week_top,
+        row_number() over (
+            partition by f.repo, f.week_start order by f.importance desc, f.number asc
+        ) as week_rank
+    from final f
+    join week_thresholds w using (repo, week_start)
+),
+
+keyed as (
+    select
+        * exclude (week_top, percentile_threshold, lowered, percentile_rule),
+        case when lowered then week_top else percentile_threshold end as key_threshold,
+        case when lowered then 'week_top' else percentile_rule end as key_threshold_rule,
+        -- breaking changes and releases are key whatever their importance
+        case
+            when is_breaking then 'breaking'
+            when is_release then 'release'
+            when importance >= case when lowered then week_top else percentile_threshold end
+                 and week_rank <= (select key_max_prs from key_settings) then 'importance'
+        end as key_reason
+    from key_windows
 )
 
 select
-    final.*,  -- noqa: AM04
-    final.importance >= (select weight from key_threshold) as is_key
-from final
+    keyed.* exclude (week_rank),  -- noqa: AM04
+    keyed.key_reason is not null as is_key
+from keyed
+{% if is_incremental() %}
+where keyed.week_start between {{ var('start_week') }} and {{ var('end_week') }}
+{% endif %}

@@ -73,7 +73,12 @@ per_week as (
         count(distinct p.author) filter (where fw.first_week = p.week_start) as first_time_authors,
         sum(p.additions) as additions,
         sum(p.deletions) as deletions,
-        count(*) filter (where p.is_performance) as performance_prs
+        count(*) filter (where p.is_performance) as performance_prs,
+        -- one threshold per week (fct_pull_requests)
+        max(p.key_threshold) as key_threshold,
+        max(p.key_threshold_rule) as key_threshold_rule,
+        list({'number': p.number, 'version': p.release_version, 'title': p.title}
+            order by p.merged_at, p.number) filter (where p.is_release) as releases
     from prs p
     left join first_weeks fw using (repo, author)
     group by p.repo, p.week_start
@@ -139,7 +144,10 @@ final as (
         cast(week(w.week_start) as integer) as iso_week,
         w.merged_prs,
         coalesce(s.key_prs, 0) as key_prs,
-        (select key_threshold from key_threshold) as key_threshold,
+        -- a week without PRs has no threshold of its own: the one any repository's PRs reach
+        coalesce(s.key_threshold, (select key_threshold from key_threshold)) as key_threshold,
+        coalesce(s.key_threshold_rule, 'ceiling') as key_threshold_rule,
+        coalesce(s.releases, []) as releases,
         coalesce(s.authors, 0) as authors,
         case when h.history_complete then coalesce(s.first_time_authors, 0) end
             as first_time_authors,
