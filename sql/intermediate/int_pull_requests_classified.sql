@@ -14,10 +14,11 @@
 -- `ENH:` or `MNT `; a gitmoji or emoji prefix (seeds/title_emoji.csv; another emoji names no
 -- type); a bracket tag such as [Bugfix]; a release or version-bump title
 -- (seeds/release_words.csv), or a language and a version (`Rust 1.75`); a bot author
--- (seeds/bot_authors.csv); the title's first word (seeds/title_verbs.csv; `Remove X` that
--- deletes X's files is a chore, `Use X 3.0` changing a manifest a bump), then any word of it
--- that counts anywhere; the description (a checked type box, `Fixes #N`, its first verb, after
--- a bullet's `[tag]`); the paths again (dependency manifests only, a new source file, code
+-- (seeds/bot_authors.csv); a description that says it fixes a bug, over a weak title verb;
+-- the title's first word (seeds/title_verbs.csv; `Remove X` that deletes X's files is a
+-- chore, `Use X 3.0` changing a manifest a bump), then any word of it that counts anywhere;
+-- the description (a checked type box, `Fixes #N`, its first verb, after a bullet's
+-- `[tag]`); the paths again (dependency manifests only, a new source file, code
 -- added and at most a quarter as much removed); else `other`. Title scopes that name a
 -- language, layer or catch-all (seeds/scope_tags.csv) or the repository are tags, not areas.
 with prs as (
@@ -399,7 +400,13 @@ described as (
                 v.type_of_verb[lower(regexp_extract(m.body,
                     '(?m)^[ \t]*(?:[-*+][ \t]+)?(?:\[[^\]\n]*\][ \t]*)?(?:(?i:this (?:pr|pull request|change|commit|patch))[ \t]+)?([A-Za-z]+)', 1))]
             )
-        end as description_type
+        end as description_type,
+        -- a description that says the change fixes a bug (`This resolves the issue with ...`),
+        -- where only a weak title verb (add, update, remove, ...) would say otherwise
+        m.verb_type in ('feat', 'chore', 'refactor') and m.title_type is null and m.emoji_type is null
+            and regexp_matches(m.body,
+                '(?i)\b(fix(es|ed)?|resolve[sd]?|solve[sd]?)\s+(the|an?|this|that)\s+(\w+\s+)?(issue|bug|problem|crash|error|regression|race|deadlock|hang)\b')
+            as description_fixes
     from modules m
     cross join vocabulary v
 ),
@@ -428,6 +435,7 @@ classified as (
             p.tag_type,
             case when p.is_release_title or p.is_toolchain_title then 'chore' end,
             p.bot_type,
+            case when p.description_fixes then 'fix' end,
             -- removing a component (its files deleted, next to nothing added) is a chore;
             -- removing code from files that stay, a refactor
             case when p.verb_type = 'refactor' and f.deletes_files and p.additions * 10 <= p.deletions
@@ -462,6 +470,7 @@ classified as (
             when p.tag_type is not null then 'title_tag'
             when p.is_release_title or p.is_toolchain_title then 'title_release'
             when p.bot_type is not null then 'bot'
+            when p.description_fixes then 'description'
             when p.verb_type is not null then 'title_verb'
             when p.word_type is not null or p.performance_word is not null then 'title_word'
             when p.description_type is not null then 'description'
