@@ -40,12 +40,17 @@ def _report_paths(repo: str, weeks: list[date]) -> list:
 
 
 def build(
-    repo: str, first: date, last: date, source: str | None, verbose: bool = False
+    repo: str,
+    first: date,
+    last: date,
+    source: str | None,
+    verbose: bool = False,
+    recorded: str | None = None,
 ) -> list[Path]:
     """Materialise the weekly job for `repo` and weeks `first..last` in one Dagster run.
 
-    The repository is registered (with `source`, when given) only once its extract worked, so a
-    misspelt name does not join the Monday schedule."""
+    The repository is registered (with `recorded`, else `source`, when given) only once its
+    extract worked, so a misspelt name does not join the Monday schedule."""
     from orchestration import dagster_run
     from orchestration.repositories import source_of
     from orchestration.sources import parse_source
@@ -69,9 +74,9 @@ def build(
         dagster_run.run_weekly_job(settings, repo, first, last, source, verbose)
     except dagster_run.BuildFailed as failed:
         if failed.extracted:
-            register_built(settings, typed, source)
+            register_built(settings, typed, recorded or source)
         raise
-    register_built(settings, typed, source)
+    register_built(settings, typed, recorded or source)
     return _report_paths(repo, weeks)
 
 
@@ -123,14 +128,18 @@ def _check_source(source: str, settings: Settings) -> None:
 
 
 def demo() -> list[Path]:
-    """Build every week of the sample repository offline, through the GitHub emulator."""
+    """Build every week of the sample repository offline, through the GitHub emulator.
+
+    The sample is registered with its file as its source: the emulator is gone after the demo,
+    and `build --all` or the Monday schedule would otherwise ask GitHub's real API for a
+    repository that does not exist."""
     from orchestration.emulator import Emulator
 
     first, last = date(2026, 6, 29), date(2026, 7, 20)
     with Emulator(SAMPLE_DATASET) as emulator:
         print(f"prweekly: GitHub emulator serving {SAMPLE_DATASET.name} at {emulator.url}")
         os.environ["GITHUB_GRAPHQL_URL"] = emulator.url
-        return build(SAMPLE_REPO, first, last, "github")
+        return build(SAMPLE_REPO, first, last, "github", recorded=f"file:{SAMPLE_DATASET}")
 
 
 def ui(host: str, port: int) -> int:

@@ -99,3 +99,30 @@ def test_a_port_in_use_says_which_and_what_to_do(home: Path, capsys, command) ->
         "ui or emulator, or another program): stop that one, or choose another port with "
         "--port N (--port 0 takes any free one)\n"
     )  # before: [Errno 98] Address already in use
+
+
+def test_the_narrative_docs_example_after_the_demo_records_no_new_source(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`make demo` registers the sample with its file; the narrative docs' offline example
+    builds it with `--source file:…` from the checkout: the same file, so nothing changes (a
+    demo that recorded `github` had the example quietly switch the schedule's source)."""
+    import re
+
+    from orchestration import cli
+    from orchestration.repositories import record_build, source_of
+    from orchestration.sources import parse_source
+    from tests.conftest import ROOT
+
+    asked: dict = {}
+    monkeypatch.setattr(cli, "build", lambda *args, **kw: asked.update(kw, args=args) or [])
+    monkeypatch.setenv("GITHUB_GRAPHQL_URL", "unset again after the test")  # the demo sets it
+    cli.demo()  # what the demo builds (through its emulator) and what it records
+    assert asked["args"][3] == "github" and asked["recorded"] == f"file:{cli.SAMPLE_DATASET}"
+
+    example = (ROOT / "docs" / "narrative.md").read_text(encoding="utf-8")
+    (given,) = re.findall(r"build --repo acme/rocket --week \S+ --source (\S+)", example)
+    monkeypatch.chdir(ROOT)  # the docs' commands run from the checkout
+    assert record_build(home, "acme/rocket", asked["recorded"]).startswith("registered")
+    assert record_build(home, "acme/rocket", parse_source(given).absolute()) is None
+    assert source_of(home, "acme/rocket") == f"file:{cli.SAMPLE_DATASET}"

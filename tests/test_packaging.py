@@ -129,6 +129,15 @@ def test_an_installed_wheel_run_from_an_empty_folder_writes_the_demos_reports(
             assert _counted_at(content) == _counted_at(expected), name
     assert str(installed / "data" / "reports" / "acme__rocket") in candidate.stdout
     assert sorted(p.name for p in installed.iterdir()) == ["data"]  # nothing else left behind
+    # the sample is registered with its own file: with the emulator gone, `build --all` (what
+    # the Monday schedule runs) reads it from there, not from GitHub's real API
+    registry = (checkout / "data" / "repositories.yml").read_text()
+    assert f"source: file:{ROOT / 'orchestration' / 'sample' / 'acme__rocket.jsonl'}" in registry
+    again = _run(
+        str(Path(sys.executable).with_name("prweekly")), "build", "--all", "--week", "2026-W30",
+        cwd=ROOT, env={**env, "PRWEEKLY_HOME": str(checkout / "data")},
+    )  # fmt: skip
+    assert "building 1 repository 2026-W30" in again.stdout
 
 
 def _venv_with_the_test_dependencies(venv: Path) -> Path:
