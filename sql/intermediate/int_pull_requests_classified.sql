@@ -401,11 +401,12 @@ described as (
                     '(?m)^[ \t]*(?:[-*+][ \t]+)?(?:\[[^\]\n]*\][ \t]*)?(?:(?i:this (?:pr|pull request|change|commit|patch))[ \t]+)?([A-Za-z]+)', 1))]
             )
         end as description_type,
-        -- a description that says the change fixes a bug (`This resolves the issue with ...`),
-        -- where only a weak title verb (add, update, remove, ...) would say otherwise
+        -- a description that says the change fixes a bug (`This resolves the issue with ...`,
+        -- `This PR addresses this regression`; not `Also fixes a bug`, a side fix), where only a
+        -- weak title verb (add, update, remove, ...) would say otherwise
         m.verb_type in ('feat', 'chore', 'refactor') and m.title_type is null and m.emoji_type is null
             and regexp_matches(m.body,
-                '(?i)\b(fix(es|ed)?|resolve[sd]?|solve[sd]?)\s+(the|an?|this|that)\s+(\w+\s+)?(issue|bug|problem|crash|error|regression|race|deadlock|hang)\b')
+                '(?i)\b(this|it|which)(\s+(pr|pull request|change|patch|commit))?\s+(will\s+)?(fix(es)?|resolves?|solves?|address(es)?)\s+(the|an?|this|that)\s+(\w+\s+){0,2}(issue|bug|problem|crash|error|regression|race|deadlock|hang)\b')
             as description_fixes
     from modules m
     cross join vocabulary v
