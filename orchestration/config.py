@@ -107,6 +107,24 @@ ENVIRONMENT = (
         "PRWEEKLY_LLM_CONCURRENCY", "requests to the language model at once", "`4`"
     ),
     EnvironmentVariable(
+        "PRWEEKLY_LLM_REQUEST_DEADLINE_SECONDS",
+        "most time one request to the language model may take, its whole answer included; "
+        "past it that part keeps the deterministic text",
+        "`120`",
+    ),
+    EnvironmentVariable(
+        "PRWEEKLY_LLM_BUILD_DEADLINE_SECONDS",
+        "most time a build spends asking the language model; the parts left keep the "
+        "deterministic text and are asked next build",
+        "`3600`",
+    ),
+    EnvironmentVariable(
+        "PRWEEKLY_LLM_VERIFY",
+        "`1`: a second pass asks the model whether each kept sentence's cited facts support "
+        "it, and drops those it does not",
+        "`0`",
+    ),
+    EnvironmentVariable(
         "PRWEEKLY_LLM_USD_PER_MILLION_TOKENS",
         "price of the model, to show each build's cost in the asset's metadata",
         "none",

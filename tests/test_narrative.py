@@ -21,8 +21,8 @@ import pytest
 from orchestration.cli import main
 from orchestration.llm_emulator import LlmEmulator, LlmFault
 from orchestration.narrative.client import ChatClient
-from orchestration.narrative.narrate import ask, narrate
-from orchestration.narrative.prompt import week_asks
+from orchestration.narrative.narrate import ask, narrate, narrate_week
+from orchestration.narrative.prompt import pr_asks, week_asks
 from orchestration.narrative.report import load_narrative
 from orchestration.narrative.settings import LlmSettings
 from orchestration.narrative.store import ensure_table, find, replace_week
@@ -138,19 +138,23 @@ def test_the_chinese_report_uses_the_checked_narrative(built: dict) -> None:
     assert len(rows) == built["cold"]  # one request per part, none retried
     week = next(json.loads(n) for kind, _, _, n in rows if kind == "week")
     assert f"由语言模型 `{MODEL}` 撰写" in zh.split("## ")[0]  # the line under the title
-    assert week["theme_zh"] in zh and week["recommendations"] and week["groups"]
-    for kind, number, _, narrative in rows:
+    assert md_inline(week["theme"]["zh"]) in zh and week["recommendations"] and week["stories"]
+    assert len([r for r in rows if r[0] == "pr"]) == 9  # every key PR, #6660 too
+    shown = 0
+    for kind, _, _, narrative in rows:
         text = json.loads(narrative)
         if kind == "pr":
-            assert f"- **做了什么**：{md_inline(text['summary_zh'])}" in zh, number
-            assert _CJK.search(text["summary_zh"])
+            summary = "".join(c["zh"] for c in text["summary"])
+            shown += f"- **做了什么**：{md_inline(summary)}" in zh
+            assert _CJK.search(summary)
+    assert shown >= 8  # the report shows at most eight key changes
     for item in week["recommendations"]:
-        assert item["text_zh"] in zh.split("## 后续建议")[1]
-    assert week["groups"][0]["title_zh"] in zh
+        assert md_inline(item["zh"]) in zh.split("## 后续建议")[1]
+    assert week["stories"][0]["title_zh"] in zh
     linked = {int(n) for n in re.findall(r"/pull/(\d+)\)", zh)}
     assert linked and linked <= numbers
     en = built["first"][f"{MONDAY}.en.md"].decode("utf-8")
-    assert f"Written by the language model `{MODEL}`" in en and week["theme_en"] in en
+    assert f"Written by the language model `{MODEL}`" in en and md_inline(week["theme"]["en"]) in en
 
 
 def test_a_second_build_asks_nothing_and_is_byte_identical(built: dict) -> None:
@@ -220,10 +224,10 @@ def _client(emulator: LlmEmulator, wait: float = 5.0, timeout: float = 30.0) -> 
         (LlmFault.RATE_LIMIT, 1, "model", None),
         (LlmFault.INVALID_JSON, 1, "model", "not valid JSON"),
         (LlmFault.INVALID_JSON, 2, "fallback", "not valid JSON"),
-        (LlmFault.BREAK_SCHEMA, 2, "fallback", "lacks 'summary_zh'"),
-        (LlmFault.FOREIGN_PR, 2, "fallback", "which did not merge this week"),
-        (LlmFault.UNKNOWN_FIGURE, 2, "fallback", "states 9876.5, which the facts do not contain"),
-        (LlmFault.ENGLISH, 2, "fallback", "summary_zh is not written in Chinese"),
+        (LlmFault.BREAK_SCHEMA, 2, "fallback", "lacks 'summary'"),
+        (LlmFault.FOREIGN_PR, 2, "fallback", "(not a PR of this week), which its cited facts"),
+        (LlmFault.UNKNOWN_FIGURE, 2, "fallback", "states 9876.5%, which no cited fact gives"),
+        (LlmFault.ENGLISH, 2, "fallback", "summary[0].zh is not written in Chinese"),
     ],
 )
 def test_each_fault_is_retried_or_rejected_with_its_reason(
@@ -238,7 +242,7 @@ def test_each_fault_is_retried_or_rejected_with_its_reason(
         assert outcome.failed_checks == [] and outcome.attempts == 1
     else:
         assert any(reason in check for check in outcome.failed_checks), outcome.failed_checks
-        retry = emulator.requests[1]["body"].decode("utf-8")  # the retry says why
+        retry = json.loads(emulator.requests[1]["body"])["messages"][-1]["content"]
         assert "Your answer cannot be used" in retry and reason.split(",")[0] in retry
     if source == "fallback":
         assert outcome.narrative is None and outcome.attempts == 2
@@ -300,20 +304,15 @@ def test_a_changed_pr_asks_again_only_for_itself_and_its_week(
     shutil.copyfile(built["home"] / "warehouse.duckdb", copy)
     monday = date.fromisoformat(MONDAY)
     with duckdb.connect(str(copy)) as conn:
-        before = week_asks(conn, REPO, monday)
-        changed = before[1].number
+        changed = pr_asks(conn, REPO, monday)[1].number
         conn.execute(
             "update marts.fct_pull_requests set title = title || ' (edited)' "
             "where repo = ? and number = ?",
             [REPO, changed],
         )
-        after = week_asks(conn, REPO, monday)
-        cache = find(conn, [a.key(MODEL) for a in after])
-        numbers = _week_numbers(conn)
-        outcomes = narrate(_client(emulator), after, numbers, cache)
+        outcomes = narrate_week(_client(emulator), conn, REPO, monday)
     asked = [json.loads(r["body"])["messages"][1]["content"] for r in emulator.requests]
-    assert len(asked) == 2 and f'"number": {changed}, ' in asked[0] + asked[1]
-    assert sum(not o.cached for o in outcomes) == 2
+    assert len(asked) == 2 and f'"number":{changed},' in asked[0]
     assert {o.number for o in outcomes if not o.cached} == {changed, None}
 
 

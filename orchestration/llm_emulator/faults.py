@@ -23,6 +23,11 @@ class LlmFault(StrEnum):
     FOREIGN_PR = "foreign-pr"  # names a PR that did not merge in the week
     UNKNOWN_FIGURE = "unknown-figure"  # states a figure that is not in the facts
     ENGLISH = "english"  # English where Chinese was asked
+    HOSTILE = "hostile"  # schema-valid inventions: figures, events, links, mentions, a foreign PR
+    TRICKLE = "trickle"  # the answer one byte at a time, `trickle_seconds` apart
+    NO_USAGE = "no-usage"  # an answer without `usage`
+    BAD_USAGE = "bad-usage"  # `usage.prompt_tokens: "n/a"`, a malformed header beside it
+    REFUTE = "refute"  # the verification pass finds no claim supported
 
 
 class LlmFaults(FaultPlan[LlmFault]):
@@ -34,6 +39,7 @@ class LlmFaults(FaultPlan[LlmFault]):
         super().__init__(seed)
         self.retry_after_seconds = 1
         self.delay_seconds = 2.0
+        self.trickle_seconds = 0.5
 
 
 def parse_fault_spec(spec: str) -> tuple[LlmFault, float]:

@@ -3,8 +3,10 @@
 It serves `POST /v1/chat/completions` as Ollama, vLLM, llama.cpp and hosted APIs do: the
 request must name a model and carry messages and a `json_schema` response format; the answer
 is a `chat.completion` whose content is JSON built from the facts in the prompt, with `usage`.
-Faults from `LlmFaults` are injected where a real server or model would produce them. Every
-request is kept in `requests`, so tests count what the client asked.
+Faults from `LlmFaults` are injected where a real server or model would produce them;
+`refuse_strict_lengths` makes it refuse length keywords in strict mode as some hosted services
+do; `replay` answers from recorded answers instead of templates (`replay.py`). Every request
+is kept in `requests`, so tests count what the client asked.
 """
 
 from __future__ import annotations
@@ -14,11 +16,20 @@ import contextlib
 import json
 import time
 import uuid
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from orchestration.fault_plan import add_fault_arguments
-from orchestration.llm_emulator.answers import facts_of, pr_answer, week_answer
+from orchestration.llm_emulator.answers import (
+    CLAIMS_MARK,
+    facts_of,
+    hostile_pr_answer,
+    hostile_week_answer,
+    pr_answer,
+    verdicts,
+    week_answer,
+)
 from orchestration.llm_emulator.faults import LlmFault, LlmFaults, parse_fault_spec
 from orchestration.loopback import LoopbackServer
 from orchestration.narrative.client import estimate_tokens
@@ -26,6 +37,7 @@ from orchestration.narrative.client import estimate_tokens
 PATH = "/v1/chat/completions"
 FOREIGN_OFFSET = 1_000_000  # a PR number no week holds
 UNKNOWN_FIGURE = "9876.5%"
+LENGTH_KEYWORDS = ("minLength", "maxLength", "minItems", "maxItems")
 
 
 class LlmEmulator(LoopbackServer):
@@ -36,6 +48,8 @@ class LlmEmulator(LoopbackServer):
     ) -> None:
         self.api_key = api_key
         self.faults = LlmFaults(seed)
+        self.refuse_strict_lengths = False
+        self.replay: Callable[[str, dict], dict | None] | None = None
         super().__init__(_handler_for(self), host, port)
 
     @property
@@ -51,21 +65,38 @@ class LlmEmulator(LoopbackServer):
         fmt = request.get("response_format") or {}
         if not isinstance(messages, list) or fmt.get("type") != "json_schema":
             return 400, _error("messages and a json_schema response_format are required")
-        name = (fmt.get("json_schema") or {}).get("name")
+        schema = fmt.get("json_schema") or {}
+        name = schema.get("name")
+        if self.refuse_strict_lengths and schema.get("strict"):
+            used = [k for k in LENGTH_KEYWORDS if f'"{k}"' in json.dumps(schema.get("schema"))]
+            if used:
+                return 400, _error(
+                    f"Invalid schema for response_format '{name}': In strict mode, "
+                    f"'{used[0]}' is not permitted."
+                )
         try:
+            if name == "claim_verdicts":
+                claims = facts_of(messages, CLAIMS_MARK)
+                answer = verdicts(claims, supported=fault is not LlmFault.REFUTE)
+                return 200, self._completion(request, messages, json.dumps(answer), fault)
             facts = facts_of(messages)
         except (ValueError, TypeError):
             return 400, _error("the prompt holds no facts to answer from")
-        if name == "pr_narrative":
-            answer = pr_answer(facts)
+        recorded = self.replay(name, facts) if self.replay else None
+        if recorded is not None:
+            answer = recorded
+        elif name == "pr_narrative":
+            answer = (hostile_pr_answer if fault is LlmFault.HOSTILE else pr_answer)(facts)
         elif name == "week_narrative":
-            answer = week_answer(facts)
+            answer = (hostile_week_answer if fault is LlmFault.HOSTILE else week_answer)(facts)
         else:
             return 400, _error(f"unknown schema {name!r}")
-        content = _spoil(answer, fault)
+        return 200, self._completion(request, messages, _spoil(answer, fault), fault)
+
+    def _completion(self, request: dict, messages: list, content: str, fault) -> dict:
         prompt = sum(estimate_tokens(str(m.get("content") or "")) for m in messages)
         completion = estimate_tokens(content)
-        return 200, {
+        body = {
             "id": f"chatcmpl-{uuid.uuid4().hex[:12]}",
             "object": "chat.completion",
             "created": int(time.time()),
@@ -83,23 +114,30 @@ class LlmEmulator(LoopbackServer):
                 "total_tokens": prompt + completion,
             },
         }
+        if fault is LlmFault.NO_USAGE:
+            del body["usage"]
+        elif fault is LlmFault.BAD_USAGE:
+            body["usage"] = {"prompt_tokens": "n/a", "completion_tokens": None, "total_tokens": {}}
+        return body
 
 
 def _spoil(answer: dict, fault: LlmFault | None) -> str:
-    """The answer's content, spoilt as the fault says."""
-    zh = "summary_zh" if "summary_zh" in answer else "theme_zh"
-    en = zh.replace("_zh", "_en")
+    """The answer's content, spoilt as the fault says (in every sentence of its summary, so
+    that the part itself fails)."""
     if fault is LlmFault.INVALID_JSON:
         return json.dumps(answer, ensure_ascii=False)[:-7] + " …"
     if fault is LlmFault.BREAK_SCHEMA:
-        del answer[zh]
-    elif fault is LlmFault.FOREIGN_PR:
-        number = answer.get("number") or 0
-        answer[zh] = answer[zh][:140] + f"另见 #{number + FOREIGN_OFFSET}。"
-    elif fault is LlmFault.UNKNOWN_FIGURE:
-        answer[zh] = answer[zh][:140] + f"性能提升 {UNKNOWN_FIGURE}。"
-    elif fault is LlmFault.ENGLISH:
-        answer[zh] = answer[en][:160]
+        del answer["summary"]
+    for claim in answer.get("summary") or []:
+        if fault is LlmFault.FOREIGN_PR:
+            number = answer.get("number") or 0
+            claim["zh"] = claim["zh"][:120] + f"另见 #{number + FOREIGN_OFFSET}。"
+            claim["en"] = claim["en"][:300] + f" See #{number + FOREIGN_OFFSET}."
+        elif fault is LlmFault.UNKNOWN_FIGURE:
+            claim["zh"] = claim["zh"][:120] + f"性能提升 {UNKNOWN_FIGURE}。"
+            claim["en"] = claim["en"][:300] + f" It is {UNKNOWN_FIGURE} faster."
+        elif fault is LlmFault.ENGLISH:
+            claim["zh"] = claim["en"][:150]
     return json.dumps(answer, ensure_ascii=False)
 
 
@@ -141,14 +179,36 @@ def _handler_for(emulator: LlmEmulator) -> type[BaseHTTPRequestHandler]:
                 request = json.loads(body or b"null")
             except ValueError:
                 return self._send(400, _error("the body is not JSON"))
-            status, payload = emulator.answer(request, fault)
+            try:
+                status, payload = emulator.answer(request, fault)
+            except Exception as error:  # a bug of the emulator shows as the server's error
+                status, payload = 500, _error(f"{type(error).__name__}: {error}", "server_error")
             entry["status"] = status
-            self._send(status, payload)
+            if fault is LlmFault.TRICKLE:
+                return self._trickle(status, payload, emulator.faults.trickle_seconds)
+            headers = (
+                {"x-ratelimit-remaining-tokens": "lots"} if fault is LlmFault.BAD_USAGE else None
+            )
+            self._send(status, payload, headers)
 
         def _authorised(self) -> bool:
             if emulator.api_key is None:
                 return True
             return self.headers.get("authorization") == f"Bearer {emulator.api_key}"
+
+        def _trickle(self, status: int, payload: Any, seconds: float) -> None:
+            """The answer a byte at a time: every read returns, the whole never arrives."""
+            data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+            with contextlib.suppress(OSError):
+                self.send_response(status)
+                self.send_header("content-type", "application/json; charset=utf-8")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.flush()
+                for index in range(len(data)):
+                    self.wfile.write(data[index : index + 1])
+                    self.wfile.flush()
+                    time.sleep(seconds)
 
         def _send(self, status: int, payload: Any, headers: dict | None = None) -> None:
             data = json.dumps(payload, ensure_ascii=False).encode("utf-8")

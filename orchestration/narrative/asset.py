@@ -4,7 +4,8 @@ It runs after the marts and before they are published, writing the build's worki
 the models do, so readers get the narrative together with the facts it was checked against.
 Without `PRWEEKLY_LLM_URL` it does nothing. A wrong URL or key stops the narrative only: its
 check `model_answered` fails saying what to fix, and the reports are written without it (a
-failed step would stop the reports too).
+failed step would stop the reports too). Anything else that goes wrong stays in its part
+(`narrate.py`); an error of the step itself is reported the same way as a wrong URL.
 """
 
 import dataclasses
@@ -14,10 +15,9 @@ import dagster as dg
 from orchestration.build_session import session_for
 from orchestration.models.build import WEEKS
 from orchestration.narrative.client import ChatClient, EndpointError
-from orchestration.narrative.narrate import Tally, narrate
-from orchestration.narrative.prompt import week_asks
+from orchestration.narrative.narrate import Tally, narrate_week
 from orchestration.narrative.settings import load_llm_settings
-from orchestration.narrative.store import TABLE, ensure_table, find, replace_week
+from orchestration.narrative.store import TABLE, ensure_table, replace_week
 from orchestration.partitions import scopes_of, weekly_partitions
 from orchestration.resources import PrweeklyResource
 from orchestration.warehouse import rollback
@@ -64,15 +64,19 @@ def pr_narratives(
     conn = session.conn
     ensure_table(conn)
     client = ChatClient(llm)
+    context.log.info(
+        f"narrative: asking {llm.model} at {llm.shown_url} (verification pass: "
+        f"{'on' if llm.verify else 'off'})"
+    )
     tally, weeks, error = Tally(), 0, None
     try:
         for scope in scopes_of(context):
             session.note(TABLE, WEEKS, scope)
             for week in weeks_between(scope.start_week, scope.end_week):
-                asks = week_asks(conn, scope.repo, week)
-                numbers = {n["number"] for a in asks[-1:] for n in a.facts["pull_requests"]}
-                cache = find(conn, [a.key(llm.model) for a in asks])
-                outcomes = narrate(client, asks, numbers, cache)
+                outcomes = narrate_week(client, conn, scope.repo, week)
+                for note in client.notes:
+                    context.log.warning(f"narrative: {note}")
+                client.notes.clear()
                 conn.execute("begin transaction")
                 try:
                     replace_week(conn, scope.repo, week, outcomes)
@@ -86,15 +90,19 @@ def pr_narratives(
                 context.log.info(
                     f"narrative {scope.repo} {week}: {len(outcomes)} part(s), "
                     f"{sum(not o.cached for o in outcomes)} asked, "
-                    f"{sum(o.source != 'model' for o in outcomes)} not used; run so far: "
-                    f"{tally.prompt_tokens + tally.completion_tokens:,} tokens, "
-                    f"{tally.cached} cache hit(s)"
+                    f"{sum(o.source != 'model' for o in outcomes)} not used, "
+                    f"{sum(len(o.dropped_claims) for o in outcomes if not o.cached)} claim(s) "
+                    f"dropped; run so far: {tally.prompt_tokens + tally.completion_tokens:,} "
+                    f"tokens, {tally.cached} cache hit(s)"
                 )
     except EndpointError as failure:
         error = str(failure)
         context.log.error(
             f"narrative stopped: {error}. The reports are written without the model's text."
         )
+    except Exception as failure:  # the reports must still be written
+        error = f"the narrative step failed ({type(failure).__name__}: {str(failure)[:300]})"
+        context.log.error(f"narrative stopped: {error}. The reports are written without it.")
     finally:
         client.close()
     for line in tally.failed[:20]:
@@ -103,6 +111,7 @@ def pr_narratives(
     tokens = tally.prompt_tokens + tally.completion_tokens
     metadata = {
         "model": llm.model,
+        "endpoint": llm.shown_url,
         "weeks": weeks,
         "parts": parts,
         "asked": tally.asked,
@@ -111,8 +120,14 @@ def pr_narratives(
         "cache_hit_rate": round(tally.cached / parts, 3) if parts else 0.0,
         "fallbacks": tally.fallbacks,
         "unavailable": tally.unavailable,
+        "dropped_claims": tally.dropped_claims,
         "prompt_tokens": tally.prompt_tokens,
         "completion_tokens": tally.completion_tokens,
+        "token_counts": _usage_words(client),
+        "schema": "relaxed: sent without " + ", ".join(client.refused)
+        if client.refused
+        else "full (strict)",
+        "verification": "on" if llm.verify else "off",
     }
     if llm.usd_per_million_tokens is not None:
         metadata["cost_usd"] = round(tokens * llm.usd_per_million_tokens / 1e6, 4)
@@ -123,6 +138,16 @@ def pr_narratives(
         f"cache, {tally.fallbacks} fell back, {tokens:,} tokens"
     )
     return dg.MaterializeResult(metadata=metadata, check_results=[_answered(error, llm.model)])
+
+
+def _usage_words(client: ChatClient) -> str:
+    """Whose token counts the figures are: the server's, or (for some) the client's estimate."""
+    if not client.estimated_usage:
+        return "as the server reported them"
+    return (
+        f"estimated by prweekly for {client.estimated_usage} of {client.requests} answer(s): "
+        "the server reported no usable usage"
+    )
 
 
 def _answered(error: str | None, model: str) -> dg.AssetCheckResult:

@@ -1,26 +1,45 @@
-"""Every answer is checked against the warehouse before it is kept.
+"""Every answer is checked against the warehouse before it is kept, claim by claim.
 
-An answer must parse as JSON and follow its schema; every PR it names must belong to the week;
-every figure it states must appear in the facts it was given (the PR's description or facts);
-Chinese fields must be Chinese and English ones English. Each check returns the reasons it
-failed, worded so that the model can be told them on its one retry.
+An answer must parse as JSON and follow its schema, and be about the PR it was asked about:
+otherwise the whole part fails. Then each claim is held to the evidence rule (`evidence.py`):
+a claim that fails is dropped with its reasons, and the rest is kept as plain text
+(`sanitize.py`). Labels (a Chinese title, a core value, a story's title) are checked the same
+way against the facts of their PRs; a PR list may hold only PRs of the week. The part fails
+when what it needs most is gone: a PR's summary, or the week's summary. The reasons are worded
+so that the model can be told them on its one retry.
 """
 
 from __future__ import annotations
 
 import json
-import re
+from dataclasses import dataclass, field
 from typing import Any
 
+from orchestration.narrative.evidence import FactIndex, check_claim, check_label
 from orchestration.narrative.prompt import Ask
-from orchestration.narrative.schema import SCHEMAS, schema_errors
+from orchestration.narrative.schema import SCHEMAS, SUMMARY_ZH_CHARS, schema_errors
 
-_PR_REF = re.compile(r"(?:#|\bPR\s*#?\s*|\bpull request\s*#?\s*)(\d+)", re.IGNORECASE)
-_FIGURE = re.compile(r"(?<![A-Za-z0-9_.#])\d+(?:[.,]\d+)*")
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_LATIN_WORD = re.compile(r"[A-Za-z]+")
-MIN_CHINESE_SHARE = 0.5  # CJK characters against CJK characters plus Latin words
-MAX_CHINESE_SHARE_IN_ENGLISH = 0.2
+MAX_REASONS = 6  # per dropped claim, the first distinct ones
+
+
+@dataclass
+class Review:
+    """What came of checking one answer: the text kept, why the part fails (if it does), the
+    claims dropped with their reasons, and what sanitising removed."""
+
+    answer: dict | None
+    failed: list[str] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    dropped_at: list[str] = field(default_factory=list)  # where: `summary[1]`, `title_zh`
+
+    @property
+    def usable(self) -> bool:
+        return self.answer is not None and not self.failed
+
+    @property
+    def reasons(self) -> list[str]:
+        return self.failed + self.dropped
 
 
 def parse(content: str) -> tuple[Any, list[str]]:
@@ -31,59 +50,136 @@ def parse(content: str) -> tuple[Any, list[str]]:
         return None, [f"the answer is not valid JSON ({error})"]
 
 
-def _texts(value: Any, path: str = "") -> list[tuple[str, str]]:
-    """Every string of the answer with the name of its field."""
-    if isinstance(value, str):
-        return [(path, value)]
-    if isinstance(value, dict):
-        return [t for k, v in value.items() for t in _texts(v, f"{path}.{k}" if path else k)]
-    if isinstance(value, list):
-        return [t for i, v in enumerate(value) for t in _texts(v, f"{path}[{i}]")]
-    return []
+class _Checker:
+    def __init__(self, ask: Ask, week_numbers: set[int]) -> None:
+        self.ask = ask
+        self.index = FactIndex.of(ask.fact_list, week_numbers)
+        self.week = set(week_numbers)
+        self.dropped: list[str] = []
+        self.dropped_at: list[str] = []
+        self.removed: set[str] = set()
+
+    def claim(self, item: dict, where: str) -> dict | None:
+        zh, en, problems, removed = check_claim(item, self.index, where)
+        self.removed.update(removed)
+        if problems:
+            self._drop(where, en[:80] or zh[:40], problems)
+            return None
+        return {"zh": zh, "en": en, "facts": list(item["facts"])}
+
+    def _drop(self, where: str, text: str, problems: list[str]) -> None:
+        shown = list(dict.fromkeys(problems))[:MAX_REASONS]
+        self.dropped.append(f"{where} dropped ({text}): {'; '.join(shown)}")
+        self.dropped_at.append(where)
+
+    def claims(self, items: list[dict], where: str) -> list[dict]:
+        kept = [self.claim(item, f"{where}[{i}]") for i, item in enumerate(items)]
+        return [k for k in kept if k is not None]
+
+    def label(self, text: str, numbers: set[int] | None, where: str, lang: str) -> str | None:
+        pool = [f for f in self.index.all if numbers is None or f.owners & numbers or not f.owners]
+        plain, problems = check_label(text, pool, self.index, where, lang)
+        if problems or not plain:
+            self._drop(where, plain[:40], problems or ["it is empty"])
+            return None
+        return plain
+
+    def prs(self, numbers: list[int], where: str) -> list[int]:
+        foreign = [n for n in numbers if n not in self.week]
+        if foreign:
+            names = ", ".join(f"#{n}" for n in foreign)
+            self.dropped.append(f"{where} names {names}, which did not merge this week")
+            self.dropped_at.append(where)
+        return [n for n in dict.fromkeys(numbers) if n in self.week]
 
 
-def _figures(text: str) -> set[str]:
-    return {f.replace(",", "") for f in _FIGURE.findall(_PR_REF.sub(" ", text))}
+def _fit(check: _Checker, items: list[dict], limit: int) -> list[dict]:
+    """The kept sentences whose Chinese fits in `limit` characters together (at least one);
+    the ones past it are dropped, saying so."""
+    kept, used = [], 0
+    for index, item in enumerate(items):
+        claim = check.claim(item, f"summary[{index}]")
+        if claim is None:
+            continue
+        if kept and used + len(claim["zh"]) > limit:
+            check._drop(
+                f"summary[{index}]",
+                claim["en"][:80],
+                [f"the Chinese summary would pass {limit} characters"],
+            )
+            continue
+        kept.append(claim)
+        used += len(claim["zh"])
+    return kept
 
 
-def chinese_share(text: str) -> float:
-    cjk = len(_CJK.findall(text))
-    words = len(_LATIN_WORD.findall(text))
-    return cjk / (cjk + words) if cjk + words else 0.0
+def _pr(check: _Checker, answer: dict) -> tuple[dict, list[str]]:
+    number = answer["number"]
+    summary = _fit(check, answer["summary"], SUMMARY_ZH_CHARS + 40)
+    kept = {
+        "number": number,
+        "title_zh": check.label(answer["title_zh"], {number}, "title_zh", "zh"),
+        "summary": summary,
+        "value_zh": check.label(answer["value_zh"], {number}, "value_zh", "zh"),
+        "value_en": check.label(answer["value_en"], {number}, "value_en", "en"),
+    }
+    if kept["value_zh"] is None or kept["value_en"] is None:
+        kept["value_zh"] = kept["value_en"] = None
+    return kept, [] if summary else ["every sentence of `summary` was dropped"]
 
 
-def _numbers_named(answer: dict) -> list[int]:
-    named = [int(n) for _, text in _texts(answer) for n in _PR_REF.findall(text)]
-    for key in ("groups", "recommendations"):
-        for item in answer.get(key) or []:
-            named += [n for n in item.get("prs") or [] if isinstance(n, int)]
-    if isinstance(answer.get("number"), int):
-        named.append(answer["number"])
-    return named
+def _week(check: _Checker, answer: dict) -> tuple[dict, list[str]]:
+    stories = []
+    for i, story in enumerate(answer["stories"]):
+        where = f"stories[{i}]"
+        prs = check.prs(story["prs"], f"{where}.prs")
+        sentences = check.claims(story["sentences"], f"{where}.sentences")
+        title_zh = check.label(story["title_zh"], set(prs), f"{where}.title_zh", "zh")
+        title_en = check.label(story["title_en"], set(prs), f"{where}.title_en", "en")
+        if prs and sentences and title_zh and title_en:
+            stories.append(
+                {
+                    "story": story["story"],
+                    "title_zh": title_zh,
+                    "title_en": title_en,
+                    "prs": prs,
+                    "sentences": sentences,
+                }
+            )
+    recommendations = []
+    for i, item in enumerate(answer["recommendations"]):
+        where = f"recommendations[{i}]"
+        prs = check.prs(item["prs"], f"{where}.prs")
+        kept = check.claim(item, where)
+        if kept and prs:
+            recommendations.append({**kept, "prs": prs})
+    theme = check.claim(answer["theme"], "theme")
+    summary = check.claims(answer["summary"], "summary")
+    kept = {
+        "summary": summary,
+        "theme": theme,
+        "stories": stories,
+        "recommendations": recommendations,
+    }
+    return kept, [] if summary else ["every sentence of `summary` was dropped"]
+
+
+def review(ask: Ask, content: str, week_numbers: set[int]) -> Review:
+    """The answer as it may be used, or why the part fails (see the module's docstring)."""
+    answer, errors = parse(content)
+    if errors:
+        return Review(None, errors)
+    errors = schema_errors(answer, SCHEMAS[ask.schema_name])
+    if errors:
+        return Review(None, [f"the answer breaks the schema: {e}" for e in errors[:5]])
+    if ask.number is not None and answer["number"] != ask.number:
+        return Review(None, [f"`number` is {answer['number']}, but this is PR #{ask.number}"])
+    check = _Checker(ask, week_numbers)
+    kept, failed = (_pr if ask.number is not None else _week)(check, answer)
+    return Review(kept, failed, check.dropped, sorted(check.removed), check.dropped_at)
 
 
 def problems(ask: Ask, content: str, week_numbers: set[int]) -> tuple[Any, list[str]]:
-    """The parsed answer and every reason it cannot be used ([] when it can)."""
-    answer, errors = parse(content)
-    if errors:
-        return None, errors
-    errors = schema_errors(answer, SCHEMAS[ask.schema_name])
-    if errors:
-        return answer, [f"the answer breaks the schema: {e}" for e in errors[:5]]
-    if ask.number is not None and answer["number"] != ask.number:
-        errors.append(f"`number` is {answer['number']}, but this is PR #{ask.number}")
-    foreign = sorted({n for n in _numbers_named(answer) if n not in week_numbers})
-    if foreign:
-        names = ", ".join(f"#{n}" for n in foreign)
-        errors.append(f"it names {names}, which did not merge this week")
-    known = _figures(ask.facts_text)
-    for field, text in _texts(answer):
-        unknown = sorted(_figures(text) - known)
-        if unknown:
-            errors.append(f"{field} states {', '.join(unknown)}, which the facts do not contain")
-        share = chinese_share(text)
-        if field.endswith("_zh") and share < MIN_CHINESE_SHARE:
-            errors.append(f"{field} is not written in Chinese")
-        if field.endswith("_en") and share > MAX_CHINESE_SHARE_IN_ENGLISH:
-            errors.append(f"{field} is not written in English")
-    return answer, errors
+    """The kept answer and every reason found ([] when nothing was dropped)."""
+    result = review(ask, content, week_numbers)
+    return result.answer, result.reasons

@@ -3,18 +3,46 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
+from urllib.parse import urlsplit, urlunsplit
 
 from orchestration.config import UsageError
 
 DEFAULT_CONCURRENCY = 4
 DEFAULT_TOKEN_BUDGET = 2_000_000
+DEFAULT_REQUEST_DEADLINE = 120.0
+DEFAULT_BUILD_DEADLINE = 3600.0
+
+
+def redact_url(url: str) -> str:
+    """`url` as it may be shown: a user name, password or key in it replaced by `***`
+    (`http://user:sk-…@host/v1?api-key=…` becomes `http://***@host/v1?api-key=***`)."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+    except ValueError:
+        return "(an unreadable URL)"
+    netloc = host if ":" not in host else f"[{host}]"
+    with_port = f"{netloc}:{parts.port}" if _port(parts) else netloc
+    if parts.username is not None or parts.password is not None or "@" in parts.netloc:
+        with_port = f"***@{with_port}"
+    query = re.sub(r"=[^&]*", "=***", parts.query)
+    return urlunsplit((parts.scheme, with_port, parts.path, query, ""))
+
+
+def _port(parts) -> int | None:
+    try:
+        return parts.port
+    except ValueError:
+        return None
 
 
 @dataclass(frozen=True)
 class LlmSettings:
-    """Where the model is and how much of it a run may use. The key is kept out of `repr`,
-    so it never reaches a log line or an error message by accident."""
+    """Where the model is and how much of it a run may use. The key and any credentials in
+    the URL are kept out of `repr` and every message (`shown_url`), so they never reach a
+    log line, an error or Dagster's run history."""
 
     url: str  # an OpenAI-style base URL: requests go to `<url>/chat/completions`
     model: str
@@ -23,13 +51,26 @@ class LlmSettings:
     concurrency: int = DEFAULT_CONCURRENCY
     usd_per_million_tokens: float | None = None
     max_wait_seconds: float = 900.0
+    request_deadline_seconds: float = DEFAULT_REQUEST_DEADLINE
+    build_deadline_seconds: float = DEFAULT_BUILD_DEADLINE
+    verify: bool = False  # PRWEEKLY_LLM_VERIFY: a second pass asks the model about each claim
 
     def __repr__(self) -> str:
-        return f"LlmSettings(url={self.url!r}, model={self.model!r})"
+        return f"LlmSettings(url={self.shown_url!r}, model={self.model!r})"
+
+    __str__ = __repr__
 
     @property
     def endpoint(self) -> str:
         return self.url.rstrip("/") + "/chat/completions"
+
+    @property
+    def shown_url(self) -> str:
+        return redact_url(self.url)
+
+    @property
+    def shown_endpoint(self) -> str:
+        return redact_url(self.endpoint)
 
 
 def load_llm_settings() -> LlmSettings | None:
@@ -40,7 +81,8 @@ def load_llm_settings() -> LlmSettings | None:
         return None
     if not url.startswith(("http://", "https://")):
         raise UsageError(
-            f"PRWEEKLY_LLM_URL={url!r} is not an http(s) URL, e.g. http://localhost:11434/v1"
+            f"PRWEEKLY_LLM_URL={redact_url(url)!r} is not an http(s) URL, "
+            "e.g. http://localhost:11434/v1"
         )
     model = (os.environ.get("PRWEEKLY_LLM_MODEL") or "").strip()
     if not model:
@@ -53,6 +95,13 @@ def load_llm_settings() -> LlmSettings | None:
         concurrency=_int_env("PRWEEKLY_LLM_CONCURRENCY", DEFAULT_CONCURRENCY),
         usd_per_million_tokens=_price(),
         max_wait_seconds=_wait(),
+        request_deadline_seconds=_seconds(
+            "PRWEEKLY_LLM_REQUEST_DEADLINE_SECONDS", DEFAULT_REQUEST_DEADLINE
+        ),
+        build_deadline_seconds=_seconds(
+            "PRWEEKLY_LLM_BUILD_DEADLINE_SECONDS", DEFAULT_BUILD_DEADLINE
+        ),
+        verify=_flag("PRWEEKLY_LLM_VERIFY"),
     )
 
 
@@ -67,6 +116,28 @@ def _int_env(name: str, default: int) -> int:
     if value < 1:
         raise UsageError(f"{name}={raw!r} must be at least 1")
     return value
+
+
+def _seconds(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise UsageError(f"{name}={raw!r} is not a number of seconds") from None
+    if not value > 0:
+        raise UsageError(f"{name}={raw!r} must be more than 0")
+    return value
+
+
+def _flag(name: str) -> bool:
+    raw = (os.environ.get(name) or "").strip().lower()
+    if raw in ("", "0", "false", "no", "off"):
+        return False
+    if raw in ("1", "true", "yes", "on"):
+        return True
+    raise UsageError(f"{name}={raw!r} is not 1 or 0")
 
 
 def _price() -> float | None:

@@ -5,6 +5,9 @@ exact input, the model and the prompt version: a rebuild whose facts did not cha
 rows and asks nothing. `source` says what the report uses: `model` (the checked answer),
 `fallback` (the answer failed its checks twice: the deterministic text, with the reasons in
 `failed_checks`) or `unavailable` (no answer this time: asked again by the next build).
+`dropped_claims` lists the claims of a used answer that its evidence did not support, each
+with its reasons; `usage_estimated` says the token counts are the client's estimate (the
+server reported none that could be read).
 A week's rows are replaced in one transaction, so a week never holds half a narrative.
 """
 
@@ -22,7 +25,12 @@ COLUMNS = (
     "repo varchar, week_start date, kind varchar, number integer, input_hash varchar, "
     "model varchar, prompt_version varchar, request varchar, response varchar, narrative varchar, "
     "source varchar, failed_checks varchar[], attempts integer, prompt_tokens integer, "
-    "completion_tokens integer, latency_ms integer, asked_at timestamp"
+    "completion_tokens integer, latency_ms integer, asked_at timestamp, "
+    "dropped_claims varchar[], usage_estimated boolean"
+)
+ADDED = (  # columns added after the first version, for a warehouse made by an earlier one
+    "alter table narrative.pr_narratives add column if not exists dropped_claims varchar[]",
+    "alter table narrative.pr_narratives add column if not exists usage_estimated boolean",
 )
 
 
@@ -47,6 +55,8 @@ class Outcome:
     completion_tokens: int = 0
     latency_ms: int = 0
     asked_at: datetime = field(default_factory=lambda: datetime.now(UTC).replace(tzinfo=None))
+    dropped_claims: list[str] = field(default_factory=list)
+    usage_estimated: bool | None = None
     cached: bool = False  # found in the table, not asked this run
 
     def row(self) -> list:
@@ -68,12 +78,16 @@ class Outcome:
             self.completion_tokens,
             self.latency_ms,
             self.asked_at,
+            self.dropped_claims,
+            self.usage_estimated,
         ]
 
 
 def ensure_table(conn: duckdb.DuckDBPyConnection) -> None:
     conn.execute("create schema if not exists narrative")
     conn.execute(f"create table if not exists {TABLE} ({COLUMNS})")
+    for statement in ADDED:
+        conn.execute(statement)
 
 
 def has_table(conn: duckdb.DuckDBPyConnection) -> bool:
@@ -100,6 +114,7 @@ def find(conn: duckdb.DuckDBPyConnection, hashes: list[str]) -> dict[str, Outcom
         row["request"] = json.loads(row["request"]) if row["request"] else {}
         row["narrative"] = json.loads(row["narrative"]) if row["narrative"] else None
         row["failed_checks"] = list(row["failed_checks"] or [])
+        row["dropped_claims"] = list(row.get("dropped_claims") or [])
         found[row["input_hash"]] = Outcome(**row, cached=True)
     return found
 
@@ -110,5 +125,5 @@ def replace_week(
     """The week's rows become `outcomes`, in one transaction (the caller's)."""
     conn.execute(f"delete from {TABLE} where repo = ? and week_start = ?", [repo, week])
     if outcomes:
-        marks = ", ".join(["?"] * 17)
+        marks = ", ".join(["?"] * 19)
         conn.executemany(f"insert into {TABLE} values ({marks})", [o.row() for o in outcomes])
