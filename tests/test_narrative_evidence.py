@@ -155,7 +155,8 @@ def test_the_labelled_prompts_are_real_prompts_of_the_shared_datasets() -> None:
                 node = json.loads(line)
                 prompt = wanted.get((repo, node["number"]))
                 if prompt:
-                    pr = next(f for f in prompt["facts"]["facts"] if f["id"] == f"p{node['number']}")
+                    facts = prompt["facts"]["facts"]
+                    pr = next(f for f in facts if f["id"] == f"p{node['number']}")
                     assert pr["title"].strip() == node["title"].strip(), node["number"]
                     found += 1
     assert found == len(wanted) and (FIXTURES / "README.md").exists()

@@ -21,8 +21,11 @@ def _key(facts: dict) -> tuple:
 
 def _texts(facts: dict) -> dict[str, str]:
     return {
-        f["id"]: json.dumps({k: v for k, v in f.items() if k not in ("id", "kind", "pr")},
-                            ensure_ascii=False, sort_keys=True)  # fmt: skip
+        f["id"]: json.dumps(
+            {k: v for k, v in f.items() if k not in ("id", "kind", "pr")},
+            ensure_ascii=False,
+            sort_keys=True,
+        )
         for f in facts.get("facts") or []
     }
 

@@ -272,6 +272,7 @@ def story_facts(stories: list[dict]) -> list[dict]:
                 "title_en": s.get("title_en"),
                 "title_zh": s.get("title_zh"),
                 "prs": list(s.get("numbers") or []),
+                "earlier_prs": list(s.get("earlier_numbers") or []) or None,
                 "lead": s.get("lead_number"),
                 "evidence": s.get("evidence"),
             }

@@ -271,7 +271,7 @@ def _stories(conn: duckdb.DuckDBPyConnection, repo: str, week: date) -> list[dic
     present = _columns(conn, "marts", "fct_weekly_stories")
     if not present:
         return []
-    extra = _optional(present, ("evidence",), "")
+    extra = _optional(present, ("evidence", "earlier_numbers"), "")
     return _rows(
         conn,
         f"select story_id, kind, title_en, title_zh, numbers, lead_number{extra} "
