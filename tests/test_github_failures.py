@@ -192,7 +192,7 @@ def test_unknown_repository_names_the_repository(run):
     scenario = run()
     with pytest.raises(GitHubNotFoundError, match="repository nobody/nothing was not found"):
         list(scenario.source.fetch("nobody/nothing", MONDAY, END))
-    assert scenario.emulator.requests_served == 1
+    assert scenario.emulator.requests_served == 2  # the search, and what it is called now
 
 
 def test_injected_not_found_fails_without_retry(run):
@@ -200,7 +200,8 @@ def test_injected_not_found_fails_without_retry(run):
     scenario.emulator.faults.fail_next(Fault.NOT_FOUND)
     with pytest.raises(GitHubNotFoundError, match=REPO):
         scenario.extract()
-    assert scenario.emulator.requests_served == 1 and scenario.partitions() == []
+    # the search, then one question (not a retry): is it a repository renamed or moved?
+    assert scenario.emulator.requests_served == 2 and scenario.partitions() == []
 
 
 @pytest.mark.parametrize("fault", [Fault.WENT_WRONG, Fault.WENT_WRONG_502, Fault.PARTIAL])

@@ -61,9 +61,21 @@ class Dataset:
             pulls.nodes = [n for _, n in items]
             pulls.by_number = {n["number"]: n for n in pulls.nodes}
             self.repos[key] = pulls
+        self.moved: dict[str, str] = {}  # an old name (lower case) -> the repository's now
+        self.search_follows_moves = False
 
-    def repo(self, name_with_owner: str) -> RepoPulls | None:
-        return self.repos.get(name_with_owner.lower())
+    def move(self, old: str, new: str, search_follows: bool = False) -> None:
+        """`new` was called `old` (renamed, or transferred to another owner): GitHub's
+        `repository(owner, name)` follows the old name to it (`followRenames`); its search
+        finds it by the old name only when `search_follows` says so."""
+        self.moved[old.lower()] = new.lower()
+        self.search_follows_moves = search_follows
+
+    def repo(self, name_with_owner: str, follow: bool = False) -> RepoPulls | None:
+        key = name_with_owner.lower()
+        if key not in self.repos and follow:
+            key = self.moved.get(key, key)
+        return self.repos.get(key)
 
     def __len__(self) -> int:
         return sum(len(p.nodes) for p in self.repos.values())

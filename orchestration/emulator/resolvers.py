@@ -98,7 +98,8 @@ def _search(_root, info, query: str, type: str, **paging) -> dict:
         search = parse_search(query)
     except SearchSyntaxError as exc:
         raise TypedError("INVALID", str(exc)) from None
-    pulls = info.context.dataset.repo(search.repo)
+    dataset = info.context.dataset
+    pulls = dataset.repo(search.repo, follow=dataset.search_follows_moves)
     if pulls is None:
         raise TypedError(
             "INVALID",
@@ -119,8 +120,8 @@ def _search(_root, info, query: str, type: str, **paging) -> dict:
     return result
 
 
-def _repository(_root, info, owner: str, name: str, **_ignored) -> Any:
-    pulls = info.context.dataset.repo(f"{owner}/{name}")
+def _repository(_root, info, owner: str, name: str, followRenames: bool = True) -> Any:
+    pulls = info.context.dataset.repo(f"{owner}/{name}", follow=followRenames)
     if pulls is None:
         raise TypedError(
             "NOT_FOUND", f"Could not resolve to a Repository with the name '{owner}/{name}'."

@@ -1,7 +1,10 @@
 """The `file:PATH` source: JSON lines of `PullRequest` nodes, plain or gzip-compressed.
 
-Bytes that are not valid UTF-8 become U+FFFD (the PR is kept). A PR number that appears on two
-lines is read once if the lines are byte-identical, and is an error naming both lines if not.
+Bytes that are not valid UTF-8 become U+FFFD (the PR is kept), and a byte order mark at the
+start (as Windows tools write one) is skipped. A PR number that appears on two lines is read
+once if the lines are byte-identical, and is an error naming both lines if not. A line that is
+not JSON is an error naming the line and column; one that stops before its JSON does, and a
+gzip file that ends before its stream does, say they look cut short.
 
 A file covers the weeks from its first `mergedAt` to its last: it is taken as the repository's
 history from its first PR on, and a week outside it is unknown rather than empty.
@@ -38,8 +41,8 @@ class FileSource:
         with open(self.path, "rb") as probe:
             gzipped = probe.read(2) == b"\x1f\x8b"
         if gzipped:
-            return gzip.open(self.path, "rt", encoding="utf-8", errors="replace")
-        return open(self.path, encoding="utf-8", errors="replace")
+            return gzip.open(self.path, "rt", encoding="utf-8-sig", errors="replace")
+        return open(self.path, encoding="utf-8-sig", errors="replace")
 
     def fetch(self, repo: str, start: datetime, end: datetime) -> Iterator[dict]:
         for line_no, node, merged_at in self._records():
@@ -83,7 +86,12 @@ class FileSource:
                     first = merged_at if first is None else min(first, merged_at)
                     last = merged_at if last is None else max(last, merged_at)
                     yield line_no, node, merged_at
-        except (OSError, EOFError, zlib.error, UnicodeDecodeError) as exc:
+        except EOFError as exc:
+            raise SourceDataError(
+                f"cannot read dataset file {self.path}: {exc} (the file looks cut short: copy "
+                "or download it again)"
+            ) from None
+        except (OSError, zlib.error, UnicodeDecodeError) as exc:
             raise SourceDataError(f"cannot read dataset file {self.path}: {exc}") from None
         self._first, self._last, self._read_whole = first, last, True
 
@@ -91,7 +99,12 @@ class FileSource:
         try:
             node = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise SourceDataError(f"{self.path}:{line_no}: malformed JSON ({exc.msg})") from None
+            # on one line, a string still open at its end also means the line stops early
+            if exc.pos >= len(line.rstrip()) or exc.msg.startswith("Unterminated string"):
+                said = "the line ends before its JSON does (a line cut short?)"
+            else:
+                said = f"{exc.msg.removesuffix(' at')} at column {exc.colno}"
+            raise SourceDataError(f"{self.path}:{line_no}: malformed JSON: {said}") from None
         if not isinstance(node, dict):
             raise SourceDataError(f"{self.path}:{line_no}: expected a JSON object per line")
         return node

@@ -33,15 +33,18 @@ from orchestration.sources.github_errors import (
     GitHubDeadlineError,
     GitHubError,
     GitHubIncompleteError,
+    GitHubMovedError,
     GitHubNotFoundError,
     GitHubPermissionError,
     GitHubResponseError,
+    check_not_moved,
     secs,
 )
 from orchestration.sources.github_http import GraphQLClient
 from orchestration.sources.github_queries import (
     COUNT_QUERY,
     FOLLOW_UP_QUERIES,
+    NAME_QUERY,
     SEARCH_PAGE,
     SEARCH_QUERY,
 )
@@ -150,7 +153,10 @@ class GitHubSource:
         found: dict[int, dict] = {}
         try:
             self._collect(owner, name, start, end, found)
+        except GitHubMovedError:
+            raise
         except GitHubNotFoundError as exc:
+            self._check_moved(owner, name)  # a search by the old name finds no repository
             raise GitHubNotFoundError(
                 f"repository {repo} was not found at {self.description.removeprefix('github:')} "
                 f"or GITHUB_TOKEN cannot read it ({exc})"
@@ -165,6 +171,13 @@ class GitHubSource:
             ) from None
         for number in sorted(found):
             yield found[number]
+
+    def _check_moved(self, owner: str, name: str) -> None:
+        try:
+            data = self._client.query(NAME_QUERY, {"owner": owner, "name": name})
+        except GitHubError:
+            return  # not found under any name: the caller says so
+        check_not_moved(owner, name, data)
 
     def week_counts(self) -> dict[date, WeekCount]:
         """GitHub's count of merged PRs for each week of the last fetch, and when it counted."""
@@ -182,6 +195,7 @@ class GitHubSource:
             data = self._client.query(COUNT_QUERY, {"owner": owner, "name": name, "query": query})
         except GitHubNotFoundError as exc:
             raise GitHubNotFoundError(f"repository {repo} was not found ({exc})") from None
+        check_not_moved(owner, name, data)
         return (data.get("search") or {}).get("issueCount", 0) > 0
 
     def stats(self) -> dict[str, float | int | str]:
@@ -261,6 +275,7 @@ class GitHubSource:
                 "after": after,
             }
             data = self._client.query(SEARCH_QUERY, variables)
+            check_not_moved(owner, name, data)
             self.page_size = variables["first"]  # smaller after a timeout
             search = data.get("search") or {}
             count = search.get("issueCount")

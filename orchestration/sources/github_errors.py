@@ -24,6 +24,10 @@ class GitHubNotFoundError(GitHubError):
     """The repository (or a pull request in it) does not exist or the token cannot see it."""
 
 
+class GitHubMovedError(GitHubNotFoundError):
+    """GitHub answers the repository's name with another one: it was renamed or transferred."""
+
+
 class GitHubWaitCeilingError(GitHubError):
     """Waiting for GitHub would pass the configured ceiling for one partition."""
 
@@ -46,3 +50,16 @@ class GitHubPermissionError(GitHubAuthError):
 
 class GitHubDeadlineError(GitHubError):
     """Reading from GitHub took longer than the deadline set for it."""
+
+
+def check_not_moved(owner: str, name: str, data: dict) -> None:
+    """GitHub follows a renamed or transferred repository's old name to it, and its search may
+    find nothing under that name: every week would read as empty. Stop instead, naming both."""
+    now = str((data.get("repository") or {}).get("nameWithOwner") or "")
+    if now and now.lower() != f"{owner}/{name}".lower():
+        raise GitHubMovedError(
+            f"{owner}/{name} is {now} on GitHub now (renamed or transferred): its weeks would "
+            f"be read under a name GitHub no longer uses. Follow it with `prweekly repo add "
+            f"{now}` (and `prweekly repo remove {owner}/{name}`: its lake, warehouse rows and "
+            "reports are kept); nothing was written"
+        )

@@ -51,7 +51,7 @@ query MergedPullRequests(
   $owner: String!, $name: String!, $query: String!, $first: Int!, $after: String
 ) {{
   {RATE_LIMIT}
-  repository(owner: $owner, name: $name) {{ id }}
+  repository(owner: $owner, name: $name) {{ id nameWithOwner }}
   search(query: $query, type: ISSUE, first: $first, after: $after) {{
     issueCount
     pageInfo {{ hasNextPage endCursor }}
@@ -68,9 +68,17 @@ query MergedPullRequests(
 COUNT_QUERY = f"""
 query MergedCount($owner: String!, $name: String!, $query: String!) {{
   {RATE_LIMIT}
-  repository(owner: $owner, name: $name) {{ id }}
+  repository(owner: $owner, name: $name) {{ id nameWithOwner }}
   search(query: $query, type: ISSUE, first: 1) {{ issueCount }}
 }}
+"""
+
+
+# What GitHub calls a repository now (it follows an old name to a renamed or moved one).
+NAME_QUERY = """
+query RepositoryName($owner: String!, $name: String!) {
+  repository(owner: $owner, name: $name) { nameWithOwner }
+}
 """
 
 
@@ -89,6 +97,6 @@ query PullRequest{connection[0].upper()}{connection[1:]}Page(
 
 
 FOLLOW_UP_QUERIES = {name: follow_up_query(name) for name in NESTED_PAGE}
-ALL_QUERIES = {"search": SEARCH_QUERY, "count": COUNT_QUERY} | {
+ALL_QUERIES = {"search": SEARCH_QUERY, "count": COUNT_QUERY, "name": NAME_QUERY} | {
     f"more {k}": q for k, q in FOLLOW_UP_QUERIES.items()
 }
