@@ -96,9 +96,11 @@ def test_checks_count_only_the_rows_a_run_wrote_and_name_their_partitions(tmp_pa
     conn.execute("create schema staging")
     conn.execute(
         "create table staging.stg_pull_requests as select * from (values "
-        "('acme/rocket', date '2026-07-13', 129), ('acme/rocket', date '2026-07-20', 129), "
-        "('acme/rocket', date '2026-07-20', 130), ('acme/other', date '2026-07-20', 129), "
-        "('acme/other', date '2026-07-20', null)) t(repo, week_start, number)"
+        "('acme/rocket', date '2026-07-13', 129, true), "
+        "('acme/rocket', date '2026-07-20', 129, true), "
+        "('acme/rocket', date '2026-07-20', 130, true), "
+        "('acme/other', date '2026-07-20', 129, true), "
+        "('acme/other', date '2026-07-20', null, true)) t(repo, week_start, number, files_complete)"
     )
     by_name = {o.test.name: o for o in run_checks(conn, project, model)}
     assert by_name["unique_repo_number"].partitions == [

@@ -33,7 +33,7 @@ def small_disk(tmp_path: Path):
         pytest.skip("mounting a small tmpfs needs root (CI runs the tests as root)")
     mount = tmp_path / "small"
     mount.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=40m", "tmpfs", str(mount)])
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=96m", "tmpfs", str(mount)])
     if done.returncode != 0:
         pytest.skip("this machine does not let root mount a tmpfs (a container without it)")
     try:
