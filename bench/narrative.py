@@ -43,18 +43,11 @@ def load_labelled(folder: Path = FIXTURES) -> tuple[dict[str, dict], list[dict]]
 
 
 def ask_of(prompt: dict):
-    from orchestration.narrative.prompt import Ask
-    from orchestration.narrative.schema import PR_SCHEMA_NAME, WEEK_SCHEMA_NAME
+    """The request a labelled prompt is, with its messages."""
+    from orchestration.narrative.prompt import ask_of_facts
 
-    schema = PR_SCHEMA_NAME if prompt["kind"] == "pr" else WEEK_SCHEMA_NAME
-    return Ask(
-        prompt["repo"],
-        date.fromisoformat(prompt["week"]),
-        prompt["number"],
-        schema,
-        (),
-        prompt["facts"],
-    )
+    week = date.fromisoformat(prompt["week"])
+    return ask_of_facts(prompt["repo"], week, prompt["number"], prompt["facts"])
 
 
 def places(answer: dict, kind: str) -> list[str]:

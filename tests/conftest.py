@@ -96,6 +96,7 @@ LONGEST_FIRST = (  # by --durations of `make test`; the verl readers last, once 
     "test_delivery.py",
     "test_reliability_input.py",
     "test_narrative.py",
+    "test_narrative_runs.py",
     "test_packaging.py",
     "test_reliability_disk.py",
     "test_reliability_checks.py",

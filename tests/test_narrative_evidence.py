@@ -160,3 +160,31 @@ def test_the_labelled_prompts_are_real_prompts_of_the_shared_datasets() -> None:
                     assert pr["title"].strip() == node["title"].strip(), node["number"]
                     found += 1
     assert found == len(wanted) and (FIXTURES / "README.md").exists()
+
+
+# --- the verification pass ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("refute", "source"), [(False, "model"), (True, "fallback")])
+def test_the_verification_pass_drops_what_the_model_finds_unsupported(
+    refute: bool, source: str
+) -> None:
+    from bench.narrative import ask_of
+    from orchestration.llm_emulator import LlmEmulator, LlmFault
+    from orchestration.narrative.client import ChatClient
+    from orchestration.narrative.narrate import ask
+
+    prompts, _ = load_labelled()
+    prompt = prompts["verl-project/verl 2026-07-20 #7095"]
+    with LlmEmulator() as emulator:
+        if refute:
+            emulator.faults.fail_next(LlmFault.REFUTE, after=1)  # the answer, then the verdict
+        client = ChatClient(LlmSettings(emulator.url, "m", None, verify=True))
+        outcome = ask(client, ask_of(prompt), set(prompt["week_numbers"]))
+        asked = [
+            json.loads(r["body"])["response_format"]["json_schema"]["name"]
+            for r in emulator.requests
+        ]
+    assert asked == ["pr_narrative", "claim_verdicts"] and outcome.source == source
+    refuted = [line for line in outcome.dropped_claims if "verification:" in line]
+    assert bool(refuted) is refute

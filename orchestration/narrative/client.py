@@ -246,10 +246,9 @@ class ChatClient:
                 "the base URL, e.g. http://localhost:11434/v1"
             )
         if status in (400, 422) and not relaxed_already and _REFUSED.search(message):
-            named = tuple(k for k in LENGTH_KEYWORDS if k.lower() in message.lower())
-            with self._lock:
+            with self._lock:  # a server names the first keyword it refuses, not all of them
                 if not self.refused:
-                    self.refused = named or LENGTH_KEYWORDS
+                    self.refused = LENGTH_KEYWORDS
                     self.notes.append(
                         f"the model server refused the schema in strict mode (HTTP {status}: "
                         f"{message[:160]}); this build sends it without "

@@ -218,8 +218,7 @@ def pr_asks(conn: duckdb.DuckDBPyConnection, repo: str, week: date) -> list[Ask]
             "facts": fact_list,
             "mentions": F.mentions(fact_list, rows.known, this_week, number),
         }
-        messages = _messages(PR_TASK.format(number=number) + IDS, facts)
-        asks.append(Ask(repo, week, number, PR_SCHEMA_NAME, messages, facts))
+        asks.append(ask_of_facts(repo, week, number, facts))
     return asks
 
 
@@ -264,7 +263,7 @@ def week_ask(
     fact_list += F.area_facts(_moving_areas(conn, repo, week))
     facts = {"repository": repo, "week_start": week.isoformat(), "facts": fact_list}
     facts["mentions"] = F.mentions(fact_list, rows.known, {p["number"] for p in rows.prs}, None)
-    return Ask(repo, week, None, WEEK_SCHEMA_NAME, _messages(WEEK_TASK + IDS, facts), facts)
+    return ask_of_facts(repo, week, None, facts)
 
 
 def _stories(conn: duckdb.DuckDBPyConnection, repo: str, week: date) -> list[dict]:
@@ -292,6 +291,14 @@ def _moving_areas(conn: duckdb.DuckDBPyConnection, repo: str, week: date) -> lis
         f"order by importance_sum desc, area limit {MAX_AREAS}",
         [repo, week],
     )
+
+
+def ask_of_facts(repo: str, week: date, number: int | None, facts: dict) -> Ask:
+    """The request for facts as a prompt holds them (a PR's when `number` is set)."""
+    if number is None:
+        return Ask(repo, week, None, WEEK_SCHEMA_NAME, _messages(WEEK_TASK + IDS, facts), facts)
+    task = PR_TASK.format(number=number) + IDS
+    return Ask(repo, week, number, PR_SCHEMA_NAME, _messages(task, facts), facts)
 
 
 def week_asks(conn: duckdb.DuckDBPyConnection, repo: str, week: date) -> list[Ask]:
