@@ -89,7 +89,8 @@ def test_sample_build_fills_every_mart(sample_build: tuple[Path, str]) -> None:
     }
     assert trends[("2026-07-06", "sim")] == (3, "new")
     assert trends[("2026-07-13", "engine")] == (1, "falling")  # 1 against a trailing 2.0
-    assert trends[("2026-07-20", "telemetry")] == (2, "steady")
+    # 2 against a trailing average under 1.33: a rise of 1.5 times and more than one PR
+    assert trends[("2026-07-20", "telemetry")] == (2, "rising")
 
 
 def test_reports_exist_in_both_languages_with_every_section(sample_build) -> None:

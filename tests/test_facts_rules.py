@@ -183,7 +183,7 @@ def crafted_nodes() -> list[dict]:
         ),
     ]
     # trends: radar 2, 2, 2, 2, 6 PRs (new, steady, steady, steady, rising);
-    # lidar 0, 0, 2, 2, 0 (new in W3, steady, falling)
+    # lidar 0, 0, 2, 2, 0 (new in W3, rising, falling)
     number = 100
     for week, radar, lidar in ((W1, 2, 0), (W2, 2, 0), (W3, 2, 2), (W4, 2, 2), (W5, 6, 0)):
         for area, count in (("radar", radar), ("lidar", lidar)):
@@ -350,7 +350,7 @@ def test_area_trends_reach_every_state(crafted: Path) -> None:
     assert trends[("radar", W6)] == (0, 3.0, "falling")
     assert ("lidar", W2) not in trends  # no PRs now or in the trailing weeks
     assert trends[("lidar", W3)] == (2, 0, "new")
-    assert trends[("lidar", W4)] == (2, 0.67, "steady")
+    assert trends[("lidar", W4)] == (2, 0.67, "rising")  # 3x and more than one PR above
     assert trends[("lidar", W5)] == (0, 1.0, "falling")
 
 

@@ -6,7 +6,8 @@
 - `acme/quiet`: weeks of small docs PRs that never reach the usual key threshold, and a
   breaking one;
 - `acme/busy`: a week of many important PRs and a small breaking change;
-- `acme/plain`: release titles of other conventions.
+- `acme/plain`: release titles of other conventions;
+- `acme/trends`: areas that come back, start, rise from little and fade to almost nothing.
 """
 
 from __future__ import annotations
@@ -17,7 +18,13 @@ import pytest
 
 from tests.test_facts_support import build_models, pr, query
 
-STORIES, QUIET, BUSY, PLAIN = "acme/stories", "acme/quiet", "acme/busy", "acme/plain"
+STORIES, QUIET, BUSY, PLAIN, TRENDS = (
+    "acme/stories",
+    "acme/quiet",
+    "acme/busy",
+    "acme/plain",
+    "acme/trends",
+)
 # release titles of other conventions: (title, version when it is a release)
 RELEASES = [
     ("🔖 Release version 0.141.1", "0.141.1"),
@@ -153,13 +160,43 @@ def busy_nodes() -> list[dict]:
     return nodes
 
 
+def trends_nodes() -> list[dict]:
+    """Eight weeks from 2026-03-02; a `base` PR each week. lidar: W1 and W7 (and a PR that
+    touches sonar too); sonar: W1 only; tide: 1 in W1, 2 in W4; radar: from W5."""
+    weeks = ["03-02", "03-09", "03-16", "03-23", "03-30", "04-06", "04-13", "04-20"]
+    plan = {1: ["lidar", "sonar", "tide"], 4: ["tide", "tide"], 5: ["radar"], 7: ["lidar"]}
+    nodes, number = [], 0
+    for w, day in enumerate(weeks, start=1):
+        for i, area in enumerate(["base", *plan.get(w, [])]):
+            number += 1
+            files, tags = [(f"crafted/{area}/f{number}.py", 10, M)], area
+            if area == "lidar" and w == 7:
+                files, tags = [*files, (f"crafted/sonar/f{number}.py", 4, M)], "lidar, sonar"
+            nodes.append(
+                pr(
+                    number,
+                    f"[{tags}] fix: step {number}",
+                    f"2026-{day}T{i + 8:02d}:00:00Z",
+                    files,
+                    repo=TRENDS,
+                )
+            )
+    return nodes
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     plain = [
         pr(n, title, at("04", n), [("VERSION", 1, M)], repo=PLAIN)
         for n, (title, _) in enumerate(RELEASES, start=1)
     ]
-    nodes = {STORIES: stories_nodes(), QUIET: quiet_nodes(), BUSY: busy_nodes(), PLAIN: plain}
+    nodes = {
+        STORIES: stories_nodes(),
+        QUIET: quiet_nodes(),
+        BUSY: busy_nodes(),
+        PLAIN: plain,
+        TRENDS: trends_nodes(),
+    }
     return build_models(tmp_path_factory.mktemp("stories"), nodes)
 
 
@@ -307,3 +344,54 @@ def test_a_busy_week_keeps_a_short_list_and_its_breaking_change(built: Path) -> 
         [BUSY],
     )
     assert reason == "breaking"
+
+
+def test_trend_words_say_what_the_weeks_show(built: Path) -> None:
+    rows = {
+        (area, str(week)): rest
+        for area, week, *rest in query(
+            built,
+            "select area, week_start, pr_count, primary_pr_count, trailing_avg, trailing_weeks, "
+            "trend, weeks_since_last from marts.fct_weekly_area_trends where repo = ?",
+            [TRENDS],
+        )
+    }
+    # back after six weeks, not "new": it had a PR in the first week
+    assert rows[("lidar", "2026-04-13")] == [1, 1, 0.0, 4, "back", 6]
+    assert rows[("radar", "2026-03-30")][4] == "new"  # its first PR in the whole history
+    # the average covers the weeks that exist: one before the second week
+    assert rows[("sonar", "2026-03-09")][2:5] == [1.0, 1, "falling"]
+    # 0 PRs against 0.25 is no fall; 2 against 0.33 (6x) is a rise
+    assert rows[("sonar", "2026-03-30")][2:5] == [0.25, 4, "steady"]
+    assert rows[("tide", "2026-03-23")][2:5] == [0.33, 3, "rising"]
+    # a PR counts in each area it touches, and in its primary area's primary count only
+    assert rows[("sonar", "2026-04-13")][:2] == [1, 0]
+    summary = dict(
+        query(
+            built,
+            "select week_start::varchar, (trailing_weeks, volume_trend) "
+            "from marts.fct_weekly_summary where repo = ?",
+            [TRENDS],
+        )
+    )
+    assert summary["2026-03-02"] == (0, "new") and summary["2026-03-09"] == (1, "falling")
+    assert summary["2026-03-30"] == (4, "steady")
+
+
+def test_type_counts_add_up_and_the_theme_counts_its_own_prs(built: Path) -> None:
+    rows = query(
+        built,
+        "select merged_prs, type_counts, theme_topics, theme_pr_count "
+        "from marts.fct_weekly_summary where repo = ? and week_start = '2026-03-09'",
+        [STORIES],
+    )
+    ((merged, types, topics, theme_prs),) = rows
+    assert sum(t["pr_count"] for t in types) == merged == 18
+    assert [t["pr_count"] for t in types] == sorted((t["pr_count"] for t in types), reverse=True)
+    ((serving,),) = query(
+        built,
+        "select count(*) from marts.fct_pull_requests "
+        "where repo = ? and week_start = '2026-03-09' and list_has_any(topics, ?)",
+        [STORIES, topics],
+    )
+    assert theme_prs == serving > 0

@@ -150,7 +150,7 @@ def test_weekly_topics_count_list_and_trend(built: Path) -> None:
         3,
         11,
     ]
-    assert rows[("performance", W14)][2] == "steady"  # three against 1.25 a week before
+    assert rows[("performance", W14)][2] == "rising"  # three against 1.25 a week before
     assert rows[("features", W13)][:3] == [0, [], "falling"]  # none after one a week
 
 

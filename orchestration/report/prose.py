@@ -194,7 +194,7 @@ class ReportText(Translator):
     def trends_rest(self, v: ReportView) -> str:
         parts = [
             self("trends_kind", kind=self.trend(kind), areas=self.join(areas))
-            for kind in ("new", "rising", "steady", "falling", "unknown")
+            for kind in ("new", "back", "rising", "steady", "falling", "unknown")
             if (areas := v.trends_by_kind.get(kind))
         ]
         if not parts:

@@ -69,11 +69,12 @@ def render_chart(facts: WeekFacts, lang: str) -> str:
         title=clean_text(f"{facts.repo} · {title}"),
         other=lambda n: str(t.n("chart_other", n)),
     )
-    # areas heating up with more than one PR this week earn a colour before the busiest
+    # areas heating up with more than one PR this week earn a colour before the busiest; the
+    # chart counts primary areas, so those PRs are its count (primary_pr_count)
     rising = [
         row["area"]
         for row in facts.trends
-        if row["trend"] in ("new", "rising") and row["pr_count"] > 1
+        if row["trend"] in ("new", "rising") and row.get("primary_pr_count", row["pr_count"]) > 1
     ]
     return area_chart_svg(facts.history, facts.week_start, words, rising)
 

@@ -86,12 +86,6 @@ reported as (
 
 words as (
     select
-        (select list(distinct lower(alias)) from {{ ref('change_type_aliases') }}) as type_words,
-        (select list(distinct lower(verb)) from {{ ref('title_verbs') }}) as verbs,
-        (select list(distinct lower(word)) from {{ ref('release_words') }}) as release_words,
-        (select list(distinct lower(tag)) from {{ ref('scope_tags') }}) as tags,
-        (select list(distinct lower(alias)) from {{ ref('area_aliases') }}) as area_aliases,
-        (select list(distinct lower(word)) from {{ ref('story_words') }} where role = 'stop') as stop_words,
         (select list(distinct lower(word)) from {{ ref('story_words') }} where role = 'restore') as restore_words,
         (select list(distinct lower(word)) from {{ ref('story_words') }} where role = 'reland') as reland_words
 ),
@@ -150,13 +144,19 @@ chain_numbers as (
 
 -- a PR's title with reland words and everything but letters and digits left out
 title_keys as (
-    select
-        p.repo, p.number,
-        regexp_replace(
-            regexp_replace(lower(p.title), '\b(' || array_to_string(w.reland_words, '|') || ')\b', '', 'g'),
-            '[^a-z0-9]+', '', 'g') as title_key
+    select p.repo, p.number, regexp_replace(lower(p.title), '[^a-z0-9]+', '', 'g') as title_key
     from prs p
-    cross join words w
+    union
+    select
+        repo, number,
+        regexp_replace(array_to_string(list_filter(words, lambda x: not list_contains(reland_words, x)), ''),
+            '[^a-z0-9]+', '', 'g')
+    from (
+        select p.repo, p.number, regexp_split_to_array(lower(p.title), '[^a-z0-9-]+') as words, w.reland_words
+        from prs p
+        cross join words w
+    ) t
+    where list_has_any(words, reland_words)
 ),
 
 relands as (
@@ -255,18 +255,30 @@ names as (
     from title_words
 ),
 
+-- words that are no name: type words, tags, area aliases, stop and release words, and (for
+-- words of a title, not tags) verbs
+not_names as (
+    select distinct lower(alias) as term, true as for_tags from {{ ref('change_type_aliases') }}
+    union
+    select distinct lower(tag), true from {{ ref('scope_tags') }}
+    union
+    select distinct lower(alias), true from {{ ref('area_aliases') }}
+    union
+    select distinct lower(word), true from {{ ref('story_words') }} where role = 'stop'
+    union
+    select distinct lower(word), true from {{ ref('release_words') }}
+    union
+    select distinct lower(verb), false from {{ ref('title_verbs') }}
+    union
+    select 'breaking', true
+),
+
 terms as (
     select x.*
     from (select * from tags union all select * from names) x
-    cross join words w
+    anti join (select term, bool_or(for_tags) as for_tags from not_names group by term) n
+        on n.term = x.term and (n.for_tags or x.term_kind = 'name')
     where x.term <> ''
-      and not list_contains(w.type_words, x.term)
-      and not list_contains(w.tags, x.term)
-      and not list_contains(w.area_aliases, x.term)
-      and not list_contains(w.stop_words, x.term)
-      and not list_contains(w.release_words, x.term)
-      and (x.term_kind = 'tag' or not list_contains(w.verbs, x.term))
-      and x.term <> 'breaking'
       -- numbers, versions, sizes and `[i/N]` markers are no names
       and not regexp_matches(x.term, '^v?[\d\s/.x+-]*$|^\d+[a-z]{0,2}$|^(\d+|n)\s*/\s*(\d+|n)$|^part\s*\d')
       and regexp_replace(x.term, '[-_. ]', '', 'g') <> regexp_replace(lower(string_split(x.repo, '/')[2]), '[-_. ]', '', 'g')

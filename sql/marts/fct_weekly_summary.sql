@@ -2,8 +2,12 @@
 
 -- One row per repository and extracted week, including weeks in which nothing merged.
 -- volume_trend compares merged_prs with the average of the trailing `trailing_weeks` extracted
--- weeks, with the thresholds of fct_weekly_area_trends; it is `unknown` (and the average NULL)
--- when fewer weeks before are extracted and the history does not reach the first PR.
+-- weeks (`trailing_weeks` of a row: how many the average covers), as the area trends do
+-- (macros/trends.sql): unknown (and the average NULL) when fewer weeks before are extracted and
+-- the history does not reach the first PR; new for the first week with PRs, back after weeks
+-- without; rising and falling need the ratio and an absolute change. `type_counts` are the
+-- week's PRs per change type, most first (they add up to merged_prs); `theme_pr_count` the PRs
+-- that serve a topic of the theme.
 -- first_time_authors is known only when the history reaches the repository's first PR
 -- (int_weekly_history): counted from a later week on, everyone would look new. The theme names
 -- the week's leading topics (fct_weekly_topics) that stand out from the repository's usual mix:
@@ -18,6 +22,7 @@ with settings as (
         max(value) filter (where name = 'rising_ratio') as rising_ratio,
         max(value) filter (where name = 'rising_min_delta') as rising_min_delta,
         max(value) filter (where name = 'falling_ratio') as falling_ratio,
+        max(value) filter (where name = 'falling_min_delta') as falling_min_delta,
         max(value) filter (where name = 'theme_min_prs') as theme_min_prs,
         max(value) filter (where name = 'theme_min_share') as theme_min_share,
         max(value) filter (where name = 'theme_second_share') as theme_second_share
@@ -57,6 +62,30 @@ first_weeks as (
     where {{ scoped('repo') }}
     {% endif %}
     group by repo, author
+),
+
+-- the last week before the window with a merged PR (an incremental run reads no further)
+earlier as (
+    {% if is_incremental() %}
+    select repo, max(week_start) as last_week
+    from {{ ref('stg_pull_requests') }}
+    where {{ scoped('repo') }}
+      and week_start < {{ var('start_week') }} - to_weeks((select trailing_weeks from settings))
+    group by repo
+    {% else %}
+    select cast(null as varchar) as repo, cast(null as date) as last_week where false
+    {% endif %}
+),
+
+type_counts as (
+    select
+        repo,
+        week_start,
+        list({'change_type': change_type, 'pr_count': prs} order by prs desc, change_type asc) as type_counts
+    from (
+        select repo, week_start, change_type, count(*) as prs from prs group by repo, week_start, change_type
+    ) t
+    group by repo, week_start
 ),
 
 key_threshold as (
@@ -128,12 +157,29 @@ volumes as (
         w.repo,
         w.week_start,
         coalesce(s.merged_prs, 0) as merged_prs,
-        avg(coalesce(s.merged_prs, 0)) over (
-            partition by w.repo order by w.week_start
-            range between to_weeks((select trailing_weeks from settings)) preceding and interval 1 day preceding
-        ) as trailing_avg_prs
+        avg(coalesce(s.merged_prs, 0)) over trailing_window as trailing_avg_prs,
+        count(*) over trailing_window as trailing_weeks,
+        coalesce(
+            max(case when s.merged_prs > 0 then w.week_start end) over (
+                partition by w.repo order by w.week_start rows between unbounded preceding and 1 preceding
+            ),
+            e.last_week
+        ) as last_week
     from weeks w
     left join per_week s using (repo, week_start)
+    left join earlier e using (repo)
+    window trailing_window as (
+        partition by w.repo order by w.week_start
+        range between to_weeks((select trailing_weeks from settings)) preceding and interval 1 day preceding
+    )
+),
+
+theme_prs as (
+    select p.repo, p.week_start, count(*) as theme_pr_count
+    from prs p
+    join themes t using (repo, week_start)
+    where list_has_any(p.topics, t.theme_topics)
+    group by p.repo, p.week_start
 ),
 
 final as (
@@ -157,17 +203,14 @@ final as (
         t.theme_zh,
         t.theme_topics,
         coalesce(list_contains(t.theme_topics, 'performance'), false) as is_perf_theme,
+        coalesce(tp.theme_pr_count, 0) as theme_pr_count,
+        coalesce(tc.type_counts, []) as type_counts,
         coalesce(s.performance_prs, 0) as performance_prs,
-        st.trailing_weeks,
+        cast(w.trailing_weeks as integer) as trailing_weeks,
         case when h.trailing_known then round(w.trailing_avg_prs, 2) end as trailing_avg_prs,
-        case
-            when not h.trailing_known then 'unknown'
-            when coalesce(w.trailing_avg_prs, 0) = 0 then 'new'
-            when w.merged_prs >= st.rising_ratio * w.trailing_avg_prs
-                 and w.merged_prs - w.trailing_avg_prs >= st.rising_min_delta then 'rising'
-            when w.merged_prs <= st.falling_ratio * w.trailing_avg_prs then 'falling'
-            else 'steady'
-        end as volume_trend,
+        {{ trend_word('w.merged_prs', 'w.trailing_avg_prs', 'w.last_week', 'h.trailing_known', 'st') }}
+            as volume_trend,
+        cast((w.week_start - w.last_week) / 7 as integer) as weeks_since_last,
         h.history_since,
         h.history_complete
     from volumes w
@@ -179,6 +222,8 @@ final as (
     ) h using (repo, week_start)
     left join per_week s using (repo, week_start)
     left join themes t using (repo, week_start)
+    left join theme_prs tp using (repo, week_start)
+    left join type_counts tc using (repo, week_start)
 )
 
 select * from final

@@ -3,13 +3,10 @@
 -- PRs and importance per topic and week (a PR serving two topics counts in both), the PRs
 -- themselves by importance, and the topic's share of the week's importance, against the
 -- topic's average over the trailing `trailing_weeks` extracted weeks (quiet weeks count as
--- zero), classified with the thresholds of fct_weekly_area_trends (seeds/thresholds.csv):
---   unknown  fewer than trailing_weeks weeks before are extracted, and the history does not
---            reach the repository's first PR (int_weekly_history): trailing_avg is NULL;
---   new      no PRs of the topic in the trailing weeks (or no trailing weeks at all);
---   rising   pr_count >= rising_ratio x trailing_avg and pr_count - trailing_avg >= rising_min_delta;
---   falling  pr_count <= falling_ratio x trailing_avg (a week without the topic after one with it);
---   steady   anything else.
+-- zero; `trailing_weeks` of a row says how many weeks the average covers), classified as the
+-- area trends are (seeds/thresholds.csv, macros/trends.sql): unknown, new (no PR of the topic
+-- in any extracted week before), back (PRs before, none in the trailing weeks), rising, falling
+-- (both need the ratio and an absolute change) or steady.
 -- A topic appears in a week when it has PRs then or in its trailing weeks. baseline_share is
 -- the topic's share of the importance of the `theme_baseline_weeks` extracted weeks before
 -- this one: what the repository usually spends on it, which the week's theme compares with.
@@ -19,7 +16,8 @@ with settings as (
         cast(max(value) filter (where name = 'theme_baseline_weeks') as integer) as baseline_weeks,
         max(value) filter (where name = 'rising_ratio') as rising_ratio,
         max(value) filter (where name = 'rising_min_delta') as rising_min_delta,
-        max(value) filter (where name = 'falling_ratio') as falling_ratio
+        max(value) filter (where name = 'falling_ratio') as falling_ratio,
+        max(value) filter (where name = 'falling_min_delta') as falling_min_delta
     from {{ ref('thresholds') }}
 ),
 
@@ -46,6 +44,20 @@ topic_prs as (
     select t.repo, t.week_start, t.topic, t.number, p.importance
     from {{ ref('int_pull_request_topics') }} t
     join prs p using (repo, week_start, number)
+),
+
+-- the last week before the window with a PR of the topic (an incremental run reads no further)
+earlier as (
+    {% if is_incremental() %}
+    select repo, topic, max(week_start) as last_week
+    from {{ ref('int_pull_request_topics') }}
+    where {{ scoped('repo') }}
+      and week_start < {{ var('start_week') }} - to_weeks((select greatest(trailing_weeks, baseline_weeks) from settings))
+    group by repo, topic
+    {% else %}
+    select cast(null as varchar) as repo, cast(null as varchar) as topic, cast(null as date) as last_week
+    where false
+    {% endif %}
 ),
 
 -- decimal sums: the same inputs give the same figures whatever order DuckDB adds them in
@@ -94,8 +106,17 @@ windowed as (
         avg(f.pr_count) over trailing_window as trailing_avg,
         avg(f.importance_sum) over trailing_window as trailing_importance_avg,
         sum(f.importance_sum) over baseline_window as baseline_importance,
-        sum(f.week_importance) over baseline_window as baseline_total
+        sum(f.week_importance) over baseline_window as baseline_total,
+        count(*) over trailing_window as trailing_weeks,
+        coalesce(
+            max(case when f.pr_count > 0 then f.week_start end) over (
+                partition by f.repo, f.topic order by f.week_start
+                rows between unbounded preceding and 1 preceding
+            ),
+            e.last_week
+        ) as last_week
     from filled f
+    left join earlier e using (repo, topic)
     window
         trailing_window as (
             partition by f.repo, f.topic order by f.week_start
@@ -136,14 +157,9 @@ classified as (
         case when h.trailing_known
             then round(cast(coalesce(w.trailing_importance_avg, 0) as double), 2)
         end as trailing_importance_avg,
-        case
-            when not h.trailing_known then 'unknown'
-            when coalesce(w.trailing_avg, 0) = 0 then 'new'
-            when w.pr_count >= s.rising_ratio * w.trailing_avg
-                 and w.pr_count - w.trailing_avg >= s.rising_min_delta then 'rising'
-            when w.pr_count <= s.falling_ratio * w.trailing_avg then 'falling'
-            else 'steady'
-        end as trend
+        cast(w.trailing_weeks as integer) as trailing_weeks,
+        {{ trend_word('w.pr_count', 'w.trailing_avg', 'w.last_week', 'h.trailing_known') }} as trend,
+        cast((w.week_start - w.last_week) / 7 as integer) as weeks_since_last
     from windowed w
     cross join settings s
     join {{ ref('topics') }} t using (topic)
