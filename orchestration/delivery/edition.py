@@ -90,9 +90,7 @@ def _headline(conn: duckdb.DuckDBPyConnection, repo: str, week: date, language: 
         """
         select number, title, url, importance
         from marts.fct_pull_requests
-        where repo = ? and week_start = ?
-          and importance >= (select weight from seeds.importance_weights
-                             where factor = 'key_threshold')
+        where repo = ? and week_start = ? and is_key
         order by importance desc, number
         limit ?
         """,

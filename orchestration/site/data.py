@@ -98,6 +98,8 @@ def load_site(conn: duckdb.DuckDBPyConnection, reports_dir: Location) -> list[Si
             ) as rank
         from marts.fct_pull_requests p
         join marts.fct_weekly_summary w on w.repo = p.repo and w.week_start = p.week_start
+        -- the key PRs (a breaking change or a release is key whatever its importance)
+        where p.is_key
         qualify rank <= w.key_prs
         order by p.repo, p.week_start, rank
         """,
