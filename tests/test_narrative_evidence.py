@@ -188,3 +188,32 @@ def test_the_verification_pass_drops_what_the_model_finds_unsupported(
     assert asked == ["pr_narrative", "claim_verdicts"] and outcome.source == source
     refuted = [line for line in outcome.dropped_claims if "verification:" in line]
     assert bool(refuted) is refute
+
+
+def test_review_threads_reach_the_prompt_marked_ones_first() -> None:
+    from orchestration.narrative.facts import review_facts
+
+    threads = [
+        {
+            "is_resolved": True,
+            "is_outdated": False,
+            "path": "a.py",
+            "author": "alice",
+            "body": "Nit: rename `x`.",
+        },
+        {
+            "is_resolved": False,
+            "is_outdated": False,
+            "path": "b.py",
+            "author": "gemini-bot",
+            "body": "![high](https://www.gstatic.com/codereviewagent/high-priority.svg)\n\n"
+            "`ray.get()` blocks the event loop here. @alice",
+        },
+        {"is_resolved": None, "is_outdated": None, "path": None, "author": None, "body": ""},
+    ]
+    facts = review_facts(7095, threads)
+    assert [(f["id"], f["author"], f.get("severity"), f["resolved"]) for f in facts] == [
+        ("p7095.r1", "gemini-bot", "high", False),
+        ("p7095.r2", "alice", None, True),
+    ]
+    assert facts[0]["text"] == "`ray.get()` blocks the event loop here. alice"

@@ -24,6 +24,7 @@ import yaml
 from delivery_receivers import SlackReceiver, SmtpReceiver
 
 from bench.narrative import FIXTURES
+from orchestration.emulator import Emulator
 from orchestration.llm_emulator import LlmEmulator, LlmFault
 from orchestration.llm_emulator.replay import Replay
 from orchestration.narrative.client import ChatClient
@@ -39,6 +40,7 @@ from tests.test_reliability_secrets import event_log, everything_under
 
 REPO, WEEK, MONDAY = "verl-project/verl", "2026-W30", date(2026, 7, 20)
 PASSWORD = "sk-FAKEurlPASSWORD-0123456789"
+GITHUB_TOKEN = "ghp_FAKEnarrativeTOKEN_0123456789abcdef"
 HOSTILE = (  # what the hostile emulator invents (orchestration/llm_emulator/answers.py)
     "2520%",
     "evil.example",
@@ -158,9 +160,11 @@ def test_a_hostile_model_reaches_no_report_page_feed_or_payload(
 ) -> None:
     home = _copy(week_home, tmp_path)
     slack, smtp = SlackReceiver("/services/T0/B0/hostile"), SmtpReceiver("bot", "smtp-pass")
+    github = Emulator(VERL_DATASET, token=GITHUB_TOKEN)
     deliver = {
         "site_url": "https://reports.example.com/",
         "slack": {"webhook_url": "${TEST_SLACK_WEBHOOK}"},
+        "github": {"discussion_category": "Announcements"},
         "email": {
             "to": ["team@example.com"],
             "smtp_url": f"smtp://bot@127.0.0.1:{smtp.port}",
@@ -171,13 +175,15 @@ def test_a_hostile_model_reaches_no_report_page_feed_or_payload(
     entry = {"name": REPO, "source": f"file:{VERL_DATASET}", "deliver": deliver}
     (home / "repositories.yml").write_text(yaml.safe_dump({"repositories": [entry]}))
     before = _texts(home)
-    with LlmEmulator() as emulator, slack, smtp:
+    with LlmEmulator() as emulator, slack, smtp, github:
         emulator.faults.fail_randomly(LlmFault.HOSTILE, 1.0)
         env = {
             "PRWEEKLY_LLM_URL": emulator.url,
             "PRWEEKLY_LLM_MODEL": "hostile",
             "TEST_SLACK_WEBHOOK": slack.url,
             "TEST_SMTP_PASSWORD": "smtp-pass",
+            "GITHUB_TOKEN": GITHUB_TOKEN,
+            "GITHUB_GRAPHQL_URL": github.url,
         }
         assets = ("pr_narratives", "published_warehouse", "weekly_report", "delivered_reports")
         result = _run(home, env, assets)
@@ -191,7 +197,8 @@ def test_a_hostile_model_reaches_no_report_page_feed_or_payload(
         texts[f"email {i}"] = "\n".join(
             part.get_content() for part in message.walk() if part.get_content_maintype() == "text"
         )
-    assert slack.messages and smtp.messages
+    texts |= {f"github {i}": f"{p.title}\n{p.body}" for i, p in enumerate(github.posts.items)}
+    assert slack.messages and smtp.messages and github.posts.items
     found = {
         (name, mark)
         for name, text in texts.items()

@@ -143,7 +143,7 @@ def week_answer(facts: dict) -> dict:
         by_area[_area(pr.get("primary_area"))].append(int(pr["id"][1:]))
     stories = []
     for area in sorted(by_area, key=lambda a: (-len(by_area[a]), a)):
-        numbers = by_area[area][:12]
+        numbers = by_area[area][:8]  # a claim cites at most eight facts
         if len(numbers) < 2 or len(stories) == 4:
             continue
         refs_zh, refs_en = "、".join(f"#{n}" for n in numbers), ", ".join(f"#{n}" for n in numbers)
