@@ -217,3 +217,19 @@ def test_review_threads_reach_the_prompt_marked_ones_first() -> None:
         ("p7095.r2", "alice", None, True),
     ]
     assert facts[0]["text"] == "`ray.get()` blocks the event loop here. alice"
+
+
+def test_past_the_builds_deadline_no_part_is_asked() -> None:
+    from bench.narrative import ask_of
+    from orchestration.llm_emulator import LlmEmulator
+    from orchestration.narrative.client import ChatClient
+    from orchestration.narrative.narrate import ask
+
+    prompts, _ = load_labelled()
+    prompt = prompts["verl-project/verl 2026-07-20 #7095"]
+    with LlmEmulator() as emulator:
+        client = ChatClient(LlmSettings(emulator.url, "m", None, build_deadline_seconds=1e-6))
+        outcome = ask(client, ask_of(prompt), set(prompt["week_numbers"]))
+        assert emulator.requests_served == 0
+    assert outcome.source == "unavailable"
+    assert "PRWEEKLY_LLM_BUILD_DEADLINE_SECONDS" in outcome.failed_checks[0]

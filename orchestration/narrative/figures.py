@@ -12,79 +12,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-# a unit as written -> its canonical name (compared as equal); longest spellings first
-_UNITS = {
-    "%": "%",
-    "％": "%",
-    "percent": "%",
-    "per cent": "%",
-    "个百分点": "pp",
-    "百分点": "pp",
-    "pp": "pp",
-    "percentage points": "pp",
-    "percentage point": "pp",
-    "x": "x",
-    "×": "x",
-    "倍": "x",
-    "times": "x",
-    "-fold": "x",
-    "fold": "x",
-    "ns": "ns",
-    "µs": "us",
-    "us": "us",
-    "ms": "ms",
-    "毫秒": "ms",
-    "s": "s",
-    "sec": "s",
-    "secs": "s",
-    "second": "s",
-    "seconds": "s",
-    "秒": "s",
-    "min": "min",
-    "mins": "min",
-    "minute": "min",
-    "minutes": "min",
-    "分钟": "min",
-    "h": "h",
-    "hr": "h",
-    "hrs": "h",
-    "hour": "h",
-    "hours": "h",
-    "小时": "h",
-    "d": "d",
-    "day": "d",
-    "days": "d",
-    "天": "d",
-    "kb": "KB",
-    "kib": "KiB",
-    "mb": "MB",
-    "mib": "MiB",
-    "gb": "GB",
-    "gib": "GiB",
-    "tb": "TB",
-    "tib": "TiB",
-    "k": "K",
-    "m": "M",
-    "b": "B",
-    "tokens/s": "tokens/s",
-    "token/s": "tokens/s",
-    "tok/s": "tokens/s",
-    "samples/s": "samples/s",
-    "it/s": "it/s",
-    "tflops": "TFLOPS",
-    "qps": "QPS",
-    "lines": "lines",
-    "line": "lines",
-    "loc": "lines",
-    "行": "lines",
-    "行代码": "lines",
-    "files": "files",
-    "file": "files",
-    "个文件": "files",
-    "文件": "files",
-}
+from orchestration.narrative.number_words import UNITS, en_words, unit_of, zh_words
+
+# the units a figure may follow, longest first (one ASCII letter only right after a digit)
 _UNIT_ALTERNATION = "|".join(
-    re.escape(u) for u in sorted(_UNITS, key=len, reverse=True) if not re.fullmatch("[a-z]", u)
+    re.escape(u) for u in sorted(UNITS, key=len, reverse=True) if not re.fullmatch("[a-z]", u)
 )
 # a unit right after the number (`1.679x`, `8GB`, `5.4h`) or after one space (`6.546 h`)
 _UNIT_AFTER = re.compile(
@@ -117,87 +49,6 @@ REF = re.compile(
     re.IGNORECASE,
 )
 
-_ZH_DIGITS = {
-    "零": 0,
-    "〇": 0,
-    "一": 1,
-    "二": 2,
-    "两": 2,
-    "三": 3,
-    "四": 4,
-    "五": 5,
-    "六": 6,
-    "七": 7,
-    "八": 8,
-    "九": 9,
-}
-_ZH_POWERS = {"十": 10, "百": 100, "千": 1000, "万": 10_000}
-_ZH_NUMERAL = "[零〇一二两三四五六七八九十百千万]+"
-_ZH_MEASURE = (
-    r"(?P<measure>成|倍|个百分点|个文件|个|项|次|处|行|毫秒|秒|分钟|小时|天|周|名|位|条|种|类|份"
-    r"|块|台|轮)"
-)
-_ZH_FIGURE = re.compile(
-    rf"(?:(?P<frac>百|千)分之(?P<pnum>{_ZH_NUMERAL})|(?P<num>{_ZH_NUMERAL})[多余]?{_ZH_MEASURE})"
-)
-_ZH_WORDS = {
-    "一半": (50.0, "%"),
-    "减半": (50.0, "%"),
-    "半数": (50.0, "%"),
-    "翻倍": (2.0, "x"),
-    "翻番": (2.0, "x"),
-    "翻一番": (2.0, "x"),
-    "翻了一番": (2.0, "x"),
-    "翻两番": (4.0, "x"),
-}
-_EN_ONES = [
-    "zero",
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-    "thirteen",
-    "fourteen",
-    "fifteen",
-    "sixteen",
-    "seventeen",
-    "eighteen",
-    "nineteen",
-]
-_EN_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
-_EN_VALUE = {w: i for i, w in enumerate(_EN_ONES)} | {
-    w: 20 + 10 * i for i, w in enumerate(_EN_TENS)
-}
-_EN_NUMBER = (
-    rf"(?:(?:{'|'.join(_EN_TENS)})(?:-(?:{'|'.join(_EN_ONES[1:10])}))?|{'|'.join(_EN_ONES)})"
-)
-_EN_FIGURE = re.compile(
-    rf"\b(?P<num>{_EN_NUMBER})(?:\s+(?P<scale>hundred|thousand))?"
-    r"(?:\s*(?P<unit>times|-fold|fold|percent|per cent|percentage points?|"
-    r"(?:milli)?seconds?|minutes?|hours?|days?|lines|files))?\b",
-    re.IGNORECASE,
-)
-_EN_WORDS = re.compile(
-    r"\b(?P<w>twice|doubles|doubled|doubling|triples|tripled|tripling|quadruples|quadrupled|"
-    r"halves|halved|halving|by half|in half)\b",
-    re.IGNORECASE,
-)
-_EN_WORD_VALUES = {
-    "twice": (2.0, "x"),
-    "doubl": (2.0, "x"),
-    "tripl": (3.0, "x"),
-    "quadrupl": (4.0, "x"),
-    "halv": (50.0, "%"),
-    "half": (50.0, "%"),
-}
 NEUTRAL_COUNT = 2  # bare counts up to this (`one`, `两个`, `2 PRs`) are wording, not figures
 
 
@@ -220,11 +71,6 @@ class Figure:
     @property
     def neutral(self) -> bool:
         return not self.unit and self.value <= NEUTRAL_COUNT and self.value == int(self.value)
-
-
-def unit_of(text: str) -> str:
-    """The canonical unit of `text` as written after a number (`''` when it is none)."""
-    return _UNITS.get(text.strip().lower(), _UNITS.get(text.strip(), ""))
 
 
 def refs(text: str) -> list[int]:
@@ -327,7 +173,10 @@ def figures(text: str) -> list[Figure]:
     count carries the noun written after it."""
     plain = _plain(text)
     masked = _masked(plain)
-    found = [*_digit_figures(masked), *_zh_figures(masked), *_en_figures(masked)]
+    words = [
+        Figure(v, u, t, 0, True, True, at) for v, u, t, at in zh_words(masked) + en_words(masked)
+    ]
+    found = [*_digit_figures(masked), *words]
     found = [_context(f, plain) for f in found]
     return sorted(found, key=lambda f: f.start)
 
@@ -361,67 +210,6 @@ def _digit_figures(text: str) -> list[Figure]:
                 start=match.start(),
             )
         )
-    return found
-
-
-def zh_number(numeral: str) -> float | None:
-    """A Chinese numeral's value: 三 3, 十五 15, 二十 20, 一百二十 120, 三万 30000."""
-    total, current = 0, 0
-    for ch in numeral:
-        if ch in _ZH_DIGITS:
-            current = _ZH_DIGITS[ch]
-        elif ch in _ZH_POWERS:
-            power = _ZH_POWERS[ch]
-            if power == 10_000:
-                total = (total + (current or 0)) * power
-            else:
-                total += (current or 1) * power
-            current = 0
-        else:
-            return None
-    return float(total + current)
-
-
-def _zh_figures(text: str) -> list[Figure]:
-    found = []
-    for word, (value, unit) in _ZH_WORDS.items():
-        for match in re.finditer(word, text):
-            found.append(Figure(value, unit, word, 0, True, True, match.start()))
-    for match in _ZH_FIGURE.finditer(text):
-        if match.group("frac"):
-            value = zh_number(match.group("pnum"))
-            unit = "%" if match.group("frac") == "百" else "‰"
-        else:
-            value = zh_number(match.group("num"))
-            measure = match.group("measure")
-            unit = unit_of(measure) if measure not in ("成", "倍") else ""
-            if measure == "成":
-                value, unit = (value or 0) * 10, "%"
-            elif measure == "倍":
-                unit = "x"
-        if value is None:
-            continue
-        # a number word is coarse by nature: always compared as a marked rounding
-        found.append(Figure(value, unit, match.group(), 0, True, True, match.start()))
-    return found
-
-
-def _en_figures(text: str) -> list[Figure]:
-    found = []
-    for match in _EN_FIGURE.finditer(text):
-        words = match.group("num").lower().split("-")
-        value = float(sum(_EN_VALUE.get(w, 0) for w in words))
-        if match.group("scale"):
-            value *= 100 if match.group("scale").lower() == "hundred" else 1000
-        unit = unit_of(match.group("unit") or "")
-        found.append(Figure(value, unit, match.group(), 0, True, True, match.start()))
-    for match in _EN_WORDS.finditer(text):
-        word = match.group("w").lower().split()[-1]
-        base = next((k for k in _EN_WORD_VALUES if word.startswith(k)), None)
-        if base is None:
-            continue
-        value, unit = _EN_WORD_VALUES[base]
-        found.append(Figure(value, unit, match.group(), 0, True, True, match.start()))
     return found
 
 
