@@ -233,3 +233,38 @@ def test_past_the_builds_deadline_no_part_is_asked() -> None:
         assert emulator.requests_served == 0
     assert outcome.source == "unavailable"
     assert "PRWEEKLY_LLM_BUILD_DEADLINE_SECONDS" in outcome.failed_checks[0]
+
+
+def test_impact_claims_and_caveats_of_the_contract_become_facts_headline_first() -> None:
+    from orchestration.narrative.facts import caveat_facts, claim_facts
+
+    row = {
+        "metric": "latency",
+        "value": -40.45,
+        "unit": "%",
+        "direction": "lower",
+        "condition": "M=8",
+        "header": "FSDP | Accumulation | Latency reduction",
+        "figure": "40.45%",
+        "sentence": "1 | 8 | 40.45%",
+    }
+    control = {**row, "condition": "M=1", "value": -0.33, "figure": "0.33%"}
+    facts = claim_facts(7095, [control, row], row)
+    assert [(f["id"], f.get("headline"), f["condition"]) for f in facts] == [
+        ("p7095.i1", True, "M=8"),
+        ("p7095.i2", None, "M=1"),
+    ]
+    caveats = caveat_facts(7095, [{"kind": "default", "sentence": "The option defaults to false."}])
+    assert caveats == [
+        {
+            "id": "p7095.c1",
+            "kind": "caveat",
+            "pr": 7095,
+            "caveat": "default",
+            "text": "The option defaults to false.",
+        }
+    ]
+    said = figures("在 M=8 时延迟降低约 40%")
+    from orchestration.narrative.evidence import read_fact
+
+    assert all(any(matches(f, g) for g in read_fact(facts[0]).figures) for f in said)
