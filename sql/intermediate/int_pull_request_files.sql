@@ -200,15 +200,13 @@ classified as (
         ) as area,
         c.core_prefix as configured_core_prefix,
         list_filter(k.words, lambda w: list_contains(h.words, w))[1] as hardware_word,
-        -- the folders and the file's name without its extension, each without `-_. `, then
-        -- their words, between slashes (`/verl/asyncgrpo/raytrainer/async/grpo/ray/trainer/`):
-        -- what a title's tag can name
-        '/' || array_to_string(list_transform(
-            k.segments[1:-2] || [regexp_replace(k.segments[-1], '\.[^.]*$', '')],
-            lambda s: regexp_replace(s, '[-_. ]', '', 'g')), '/')
-            || '/' || array_to_string(k.words, '/') || '/' as path_key,
-        -- the same folders and name as written (lower case), to spell an area a tag names
-        array_to_string(k.segments[1:-2] || [regexp_replace(k.segments[-1], '\.[^.]*$', '')], '/') as path_names
+        -- what a title's module can name: the folders and the file's name without its
+        -- extension as written (lower case) and their words between slashes, then each without
+        -- `-_. ` between colons (`/trainer/async_grpo/loop/trainer/async/grpo/loop/:trainer:asyncgrpo:loop:`)
+        '/' || array_to_string(k.segments[1:-2] || [regexp_replace(k.segments[-1], '\.[^.]*$', '')], '/')
+            || '/' || array_to_string(k.words, '/') || '/:' || array_to_string(list_transform(
+                k.segments[1:-2] || [regexp_replace(k.segments[-1], '\.[^.]*$', '')],
+                lambda s: regexp_replace(s, '[-_. ]', '', 'g')), ':') || ':' as path_key
     from layouts k
     cross join hardware_words h
     left join ruled r using (repo, path)
@@ -239,8 +237,7 @@ final as (
         c.area,
         c.configured_core_prefix,
         c.hardware_word,
-        c.path_key,
-        c.path_names
+        c.path_key
     from files f
     join classified c using (repo, path)
 )

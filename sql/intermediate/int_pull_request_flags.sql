@@ -209,24 +209,27 @@ title_dependencies as (
             list_position(list_transform(k.tokens, lambda x: list_contains(w.dependency_actions, x)), true)
                 as verb_at,
             regexp_matches(p.title, '\d\.\d|\bv\d|[=<>~]=|[<>]\s*\d') as versioned,
-            -- `bump [dev|main branch|the ...] version`, not `bump the version of X`; a release
-            c.change_type_signal = 'title_release' or coalesce(list_bool_or(list_transform(k.tokens, lambda x, i:  -- noqa: LT01
+            -- `bump [dev|main branch|the ...] version`, not `bump the version of X`
+            coalesce(list_bool_or(list_transform(k.tokens, lambda x, i:  -- noqa: LT01
                 list_contains(w.bump_verbs, x)
                 and coalesce(k.tokens[i + list_position(list_transform(k.tokens[i + 1:],
                     lambda y: not list_contains(w.own_version_words, y)), true)] in ('version', 'versions'), false)
                 and coalesce(k.tokens[i + 1 + list_position(list_transform(k.tokens[i + 1:],
                     lambda y: not list_contains(w.own_version_words, y)), true)], '') <> 'of'
                 or (x = 'version' and coalesce(k.tokens[i + 1], '') in ('bump', 'bumps')))), false) as own_version
-        from prs p
-        join classified c using (repo, number)
-        left join file_facts ff using (repo, number)
+        -- the titles alone (not the PRs' rows again, nor the file facts: a CTE read twice is
+        -- copied whole)
+        from (
+            select p.repo, p.number, p.title from prs p
+            where not p.files_complete
+                or (p.repo, p.number) in (select repo, number from files where is_dependency)
+        ) p
         cross join flag_words w
         cross join lateral (
             select list_filter(
                 regexp_split_to_array(replace(lower(p.title), '`', ''), '[\s,;:()\[\]"!?*]+'),
                 lambda x: x <> '') as tokens
         ) k
-        where not p.files_complete or ff.manifest_files is not null
     ) t0
     cross join flag_words v
     cross join lateral (
@@ -234,6 +237,47 @@ title_dependencies as (
             lambda x: not list_contains(v.name_prefixes, x)), true) as name_at
     ) t
     where t.verb_at is not null or t.own_version
+),
+
+-- whether the description's sentence naming hardware targets it: it opens with a change verb
+-- (after `This PR`, `We`, ...) that no issue reference follows, names the hardware outside
+-- links, denies nothing and names no general platform beside it (`for cuda and npu`). Read
+-- for the few PRs with such a sentence (a table scan of their own, not the descriptions' rows
+-- again: a CTE read twice is copied whole).
+hardware_targets as (
+    select
+        d.repo,
+        d.number,
+        list_contains(w.change_verbs, hs.verb)
+            and not regexp_matches(hs.after_verb, '^\s*:?\s*([\w.-]+/[\w.-]+)?#\d')
+            and list_contains(hs.tokens, lower(d.description_hardware_word))
+            and not list_has_any(hs.tokens, w.negations)
+            and not list_has_any(hs.tokens, w.platforms) as targets
+    from {{ ref('int_pull_request_descriptions') }} d
+    cross join flag_words w
+    -- the sentence's words (links out, `n't` as `not`), the verb opening it and what follows
+    cross join lateral (
+        select
+            list_filter(regexp_split_to_array(x.sentence, '[^a-z0-9_]+'), lambda t: t <> '') as tokens,
+            regexp_extract(x.lead, '^([a-z]+)', 1) as verb,
+            regexp_replace(x.lead, '^[a-z]+', '') as after_verb
+        from (
+            select y.sentence, substr(y.start, coalesce(length(list_filter(w.openers,
+                lambda o: starts_with(y.start, o || ' '))[1]) + 2, 1)) as lead
+            from (
+                select z.sentence, regexp_replace(z.sentence, '^[^a-z0-9#]+', '') as start
+                from (
+                    select replace(lower(regexp_replace(d.hardware_sentence, 'https?://\S+', ' ', 'g')),
+                        'n''t', ' not') as sentence
+                ) z
+            ) y
+        ) x
+    ) hs
+    where d.hardware_sentence is not null
+    {% if is_incremental() %}
+      and {{ scoped('repo', 'd.repo') }}
+      and d.week_start between {{ var('start_week') }} and {{ var('end_week') }}
+    {% endif %}
 ),
 
 reviews as (
@@ -293,18 +337,11 @@ flags as (
         d.title_hardware_word,
         d.description_hardware_word,
         d.hardware_sentence,
-        -- the description targets the hardware when the sentence naming it opens with a change
-        -- verb (after `This PR`, `We`, ...) that no issue reference follows, names it outside
-        -- links, denies nothing and names no general platform beside it (`for cuda and npu`);
-        -- a bot's description (release notes, a changelog) never does
-        case when d.hardware_sentence is not null
-                  and not list_bool_or(list_transform(w.bot_patterns, lambda b: lower(p.author) like b)) then
-            list_contains(w.change_verbs, hs.verb)
-            and not regexp_matches(hs.after_verb, '^\s*:?\s*([\w.-]+/[\w.-]+)?#\d')
-            and list_contains(hs.tokens, lower(d.description_hardware_word))
-            and not list_has_any(hs.tokens, w.negations)
-            and not list_has_any(hs.tokens, w.platforms)
-        else false end as description_targets_hardware,
+        -- the description targets the hardware (hardware_targets), unless a bot wrote it
+        -- (release notes, a changelog)
+        coalesce(ht.targets, false)
+            and not list_bool_or(list_transform(w.bot_patterns, lambda b: lower(p.author) like b))
+            as description_targets_hardware,
         -- dependency lists and grown lock files; with a dependency the title names, every
         -- changed manifest and container build too
         case
@@ -315,7 +352,7 @@ flags as (
         end as dependency_files,
         td.named as dependency_name,
         td.dependency_verb,
-        coalesce(td.own_version, false) as own_version,
+        coalesce(td.own_version, false) or c.change_type_signal = 'title_release' as own_version,
         c.breaking_signal,
         d.breaking_note,
         r.unresolved_threads as unresolved_count,
@@ -342,25 +379,8 @@ flags as (
     left join file_facts ff using (repo, number)
     left join title_dependencies td using (repo, number)
     left join moves mv using (repo, number)
+    left join hardware_targets ht using (repo, number)
     left join hotspots_known hk on hk.repo = c.repo and hk.week_start = c.week_start
-    -- the hardware sentence's words (links out, `n't` as `not`), the verb opening it and what follows
-    cross join lateral (
-        select
-            list_filter(regexp_split_to_array(x.sentence, '[^a-z0-9_]+'), lambda t: t <> '') as tokens,
-            regexp_extract(x.lead, '^([a-z]+)', 1) as verb,
-            regexp_replace(x.lead, '^[a-z]+', '') as after_verb
-        from (
-            select y.sentence, substr(y.start, coalesce(length(list_filter(w.openers,
-                lambda o: starts_with(y.start, o || ' '))[1]) + 2, 1)) as lead
-            from (
-                select z.sentence, regexp_replace(z.sentence, '^[^a-z0-9#]+', '') as start
-                from (
-                    select replace(lower(regexp_replace(coalesce(d.hardware_sentence, ''), 'https?://\S+', ' ', 'g')),
-                        'n''t', ' not') as sentence
-                ) z
-            ) y
-        ) x
-    ) hs
 ),
 
 keyed as (

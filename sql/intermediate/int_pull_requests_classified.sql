@@ -59,8 +59,6 @@ vocabulary as (
          from (select distinct emoji, change_type from {{ ref('title_emoji') }})) as emoji_types,
         (select list(distinct lower(tag)) from {{ ref('scope_tags') }}) as scope_tags,
         (select list(distinct lower(tag)) from {{ ref('scope_tags') }} where kind = 'language') as language_tags,
-        (select list(distinct lower(tag)) from {{ ref('scope_tags') }} where kind in ('generic', 'catch_all'))
-            as catch_all_areas,
         (select list(distinct lower(word)) from {{ ref('release_words') }}) as release_words,
         (select list({'pattern': lower(login_pattern), 'change_type': change_type}) from {{ ref('bot_authors') }})
             as bot_types,
@@ -99,8 +97,7 @@ file_signals as (
             and regexp_matches(path, '\.(py|pyx|go|rs|ts|tsx|js|jsx|java|kt|scala|c|cc|cpp|h|hpp|cu|cuh|rb|swift|cs|php|lua|jl)$')
             and not regexp_matches(path, '(^|/)__init__\.py$')) as new_module_path,
         list(path order by path) filter (where is_dependency) as dependency_paths,
-        string_agg(path_key, '') as path_keys,
-        string_agg(path_names, '/') as path_names
+        string_agg(path_key, '') as path_keys
     from files
     group by repo, number
 ),
@@ -117,10 +114,11 @@ path_areas as (
     select
         a.repo,
         a.number,
-        -- a catch-all (root, utils, misc: seeds/scope_tags.csv) only when nothing else changed
+        -- `root` (top-level files) and `misc` only when nothing else changed
         first(a.area order by a.area in ('root', 'misc'), a.lines desc, a.area asc)
             as primary_path_area,
-        list(a.area) as all_path_areas,
+        list(a.area order by a.area) as all_path_areas,
+        list(regexp_replace(a.area, '[-_. ]', '', 'g') order by a.area) as path_area_keys,
         list(a.area order by a.area) filter (
             where a.lines >= st.path_area_min_share * t.total_lines
         ) as path_areas
@@ -128,7 +126,6 @@ path_areas as (
     join (select repo, number, sum(lines) as total_lines from area_lines group by repo, number) t
         using (repo, number)
     cross join settings st
-    cross join vocabulary v
     group by a.repo, a.number
 ),
 
@@ -546,20 +543,20 @@ classified as (
     -- unknown file list, kept.
     cross join lateral (
         select list_transform(
-            list_filter(p.named_area_items, lambda x:
-                x.trusted or not p.files_complete
-                or contains(f.path_keys, '/' || regexp_replace(x.area, '[-_. ]', '', 'g'))
-                or list_contains(list_transform(pa.all_path_areas, lambda a: regexp_replace(a, '[-_. ]', '', 'g')),
-                    regexp_replace(x.area, '[-_. ]', '', 'g'))),
+            list_filter(
+                list_transform(p.named_area_items, lambda x: {
+                    'area': x.area, 'trusted': x.trusted, 'key': regexp_replace(x.area, '[-_. ]', '', 'g')}),
+                lambda x: x.trusted or not p.files_complete
+                    or contains(f.path_keys, '/' || x.key) or contains(f.path_keys, ':' || x.key)
+                    or list_contains(pa.path_area_keys, x.key)),
             -- spelt as the path area it names, else as the tag when it separates its words
-            -- (`bundled-dev`, not `bundleddev`), else as the folder or module
+            -- (`bundled-dev`, not `bundleddev`), else as the folder or module it names
             lambda x: coalesce(
-                list_filter(pa.all_path_areas, lambda a:
-                    regexp_replace(a, '[-_. ]', '', 'g') = regexp_replace(x.area, '[-_. ]', '', 'g'))[1],
+                pa.all_path_areas[list_position(pa.path_area_keys, x.key)],
                 case when regexp_matches(x.area, '[-_]') then replace(x.area, '-', '_') end,
-                case when not x.trusted and p.files_complete then
-                    list_filter(string_split(f.path_names, '/'), lambda s:
-                        regexp_replace(s, '[-_. ]', '', 'g') = regexp_replace(x.area, '[-_. ]', '', 'g'))[1]
+                case when not x.trusted and p.files_complete and not contains(f.path_keys, '/' || x.area || '/') then
+                    list_filter(string_split(f.path_keys, '/'), lambda s:
+                        regexp_replace(s, '[-_. ]', '', 'g') = x.key)[1]
                 end,
                 x.area)
         ) as named_areas
