@@ -17,7 +17,9 @@ import sys
 import time
 from pathlib import Path
 
+from bench.fault_probes import FAULT_PROBES
 from bench.github_probes import GITHUB_PROBES
+from bench.output_probes import OUTPUT_PROBES
 from bench.probe import DRIVER, FIRST, LAST, REPO, SAMPLE, Broke, Home, Probe
 
 W29, W30 = "2026-07-13", "2026-07-20"
@@ -320,4 +322,6 @@ PROBES = [
     Probe("data", "a data test failing in one repository", "names keys; others go on",
           failing_data_test_stays_local),
     *GITHUB_PROBES,
+    *OUTPUT_PROBES,  # issue 27: escaping, limits, configuration, the CLI
+    *FAULT_PROBES,  # issue 27: concurrency, delivery faults, almost-right input, moved repositories
 ]  # fmt: skip
