@@ -148,3 +148,19 @@ def test_the_templates_call_the_layer_for_every_code_span() -> None:
     for template in TEMPLATES_DIR.rglob("*.md.j2"):
         text = template.read_text(encoding="utf-8")
         assert not re.search(r"`\{\{", text), template.name
+
+
+def test_the_layer_sits_below_everything_that_writes() -> None:
+    """Every writer may import the escaping layer; the layer imports only the unsafe
+    characters' definitions (and itself), so no report, site or delivery code is below it."""
+    from test_import_layers import imports
+
+    from orchestration.config import PROJECT_DIR
+
+    for path in (PROJECT_DIR / "orchestration" / "escaping").glob("*.py"):
+        outside = {
+            n
+            for n in imports(path)
+            if not n.startswith(("orchestration.escaping", "orchestration.control_chars"))
+        }
+        assert outside == set(), (path.name, outside)

@@ -12,6 +12,7 @@ from functools import cache
 import jinja2
 
 from orchestration.config import TEMPLATES_DIR, Settings
+from orchestration.escaping.jinja import install
 from orchestration.report.text import clean_text
 from orchestration.report.translator import safe_url, strings
 from orchestration.site.data import SiteRepo, load_site
@@ -42,6 +43,7 @@ def _environment() -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.filters["clean"] = clean_text
+    install(env)  # the escaping layer's filters (md, xml, html, ...)
     env.globals.update(
         spark=lambda r: sparkline_svg(r.spark),
         week_label=lambda d: f"Week {d.isocalendar()[1]} of {d.isocalendar()[0]}",
