@@ -3,6 +3,7 @@
 import dagster as dg
 
 from orchestration.partitions import scopes_of, weekly_partitions
+from orchestration.plural import plural
 from orchestration.report.publisher import save_new_editions
 from orchestration.report.write import write_reports_shared
 from orchestration.resources import PrweeklyResource
@@ -62,17 +63,20 @@ def weekly_report(
     editions = save_new_editions(settings, done.editions, context.log.info)
     site = build_site(settings, context.log.info)
     context.log.info(
-        f"wrote {len(written)} report file(s), {editions} new edition(s); "
-        f"the site has {site.pages} page(s) and {site.feeds} feed(s)"
+        f"wrote {plural(len(written), 'report file')}, {plural(editions, 'new edition')}; "
+        f"the site has {plural(site.pages, 'page')} and {plural(site.feeds, 'feed')}"
     )
     if refreshed:
         context.log.info(
-            f"re-rendered {len(refreshed)} earlier or later report(s) whose facts this build "
+            f"re-rendered {plural(len(refreshed), 'earlier or later report')} whose facts this "
+            "build "
             f"changed: {', '.join(refreshed)}"
         )
     if blocked:  # the run fails once the others' reports are delivered (delivered_reports)
         context.log.warning(
-            blocked_message(blocked) + f" (the other {len(written)} report file(s) were written)"
+            blocked_message(blocked)
+            + f" (the other {plural(len(written), 'report file')} "
+            + f"{'was' if len(written) == 1 else 'were'} written)"
         )
     table = "\n".join(
         ["| file | bytes |", "| :--- | ---: |"]
