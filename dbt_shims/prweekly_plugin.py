@@ -7,7 +7,7 @@ When dbt first opens the DuckDB file, this plugin asks the runner's own source h
 full build reads it (the compacted copies and the week files they leave out, the history
 files, the settings of `repositories.yml`), and keeps the answer as a view of that name. The
 lake's layout and its guards stay written once, in Python; nothing here names a source, a
-table or a model. The functions of `sql/functions.yml` (`pr_summary`) are registered as the
+table or a model. The functions of `sql/functions.yml` (`read_description`) are registered as the
 runner registers them (`orchestration/models/functions.py`).
 
 The profile (`profiles.yml`) loads it with `module_paths: ["dbt_shims"]`, so dbt runs from the
@@ -47,6 +47,7 @@ def register_functions(conn: DuckDBPyConnection, project: Project) -> None:
             function.resolve(),
             list(function.args),
             function.returns,
+            type=function.kind,  # `arrow`: one call per batch of rows
             null_handling="special",  # NULL reaches the function as None
             side_effects=False,
         )

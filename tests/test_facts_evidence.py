@@ -121,6 +121,14 @@ def nodes() -> list[dict]:
            [("pkg/engine/throttle.py", 120, M)]),
         pr(31, "[engine] fix: follow-up to the offload skip", at(31), code, body="Follows #16."),
         pr(32, "[BREAKING][api] refactor: drop v1", at(32), [("pkg/api/v1.py", 30, M)]),
+        # breaking is key whatever the chore dampener says; a control row alone is no claim;
+        # a squash body of only co-authors says nothing
+        pr(33, "[BREAKING][engine] chore: make the new backend default", at(33),
+           [("pkg/engine/config.py", 6, M)], body="Make the new backend the default backend."),
+        pr(34, "[engine] perf: defer sync", at(34), code,
+           body="| M | speedup |\n|---|---|\n| 1 | 1.003x |\n"),
+        pr(35, "[engine] fix: close the pool", at(35), code,
+           body="Co-authored-by: a <a@example.com>\nCo-authored-by: b <b@example.com>\n"),
     ]  # fmt: skip
 
 
@@ -216,20 +224,44 @@ def test_hardware_needs_code_or_words_for_it_and_never_docs_alone(home: Path) ->
 
 
 def test_measured_impact_claims_keep_figure_metric_and_sentence(home: Path) -> None:
-    ((claims, impact),) = query(
+    ((claims, head, impact),) = query(
         home,
-        "select impact_claims, importance_impact from marts.fct_pull_requests where number = 19",
+        "select impact_claims, headline_claim, importance_impact from marts.fct_pull_requests "
+        "where number = 19",
     )
-    assert [(c["figure"], c["unit"]) for c in claims] == [
-        ("~15.3%", "%"),
-        ("~1.3×", "×"),
-        ("2x", "×"),
+    # the headline (the largest effect) first; table rows read with their header and key cells
+    assert [(c["figure"], c["unit"], c["metric"], c["value"]) for c in claims] == [
+        ("2x", "x", "speed-up", 2.0),
+        ("~1.3×", "x", "speed-up", 1.3),
+        ("~15.3%", "%", "wall-clock", -15.3),
     ]
-    assert claims[0]["sentence"] == "Dynamic | 16 | 5.4 h, reduce ~15.3% wall-clock time"
-    assert claims[0]["metric"] == "reduce, wall clock"
-    assert claims[1]["metric"] == "speedup"  # from the table's header
-    assert claims[2]["sentence"] == "The new path is 2x faster than before"
+    assert head == claims[0] and head["sentence"] == "The new path is 2x faster than before."
+    assert (
+        claims[1]["condition"] == "model=7B"
+        and claims[1]["header"] == "model | delta | nccl | speedup"
+    )
+    assert (
+        claims[2]["sentence"]
+        == "Config=Dynamic, GPUs=16: Result 5.4 h, reduce ~15.3% wall-clock time"
+    )
+    assert claims[2]["direction"] == "lower"
     assert impact == 1.0
+
+
+def test_a_control_row_alone_is_no_claim_and_co_authors_say_nothing(home: Path) -> None:
+    facts = rows_by_number(home, "impact_claims, headline_claim, importance_impact, summary")
+    assert facts[34][:3] == ([], None, 0.0)
+    assert facts[35][3] is None
+
+
+def test_a_breaking_change_is_key_whatever_its_type(home: Path) -> None:
+    facts = rows_by_number(
+        home, "is_key, key_reason, importance, importance_breaking, importance_dampener, caveats"
+    )
+    key, reason, importance, breaking, dampener, caveats = facts[33]
+    assert key and reason == "breaking" and importance < 4.8
+    assert breaking == 2.0 and dampener > -importance  # the breaking points are not dampened
+    assert [c["kind"] for c in caveats] == ["breaking", "default"]
 
 
 def test_a_fix_of_a_serious_consequence_outranks_a_large_plain_fix(home: Path) -> None:
@@ -288,10 +320,11 @@ def test_key_changes_quote_impact_claims_with_the_figure_in_bold(report: dict[st
     en = report[f"{WEEK}.en.md"]
     entry = en.split("/pull/19) overlap weight sync")[1].split("\n### ")[0]
     assert (
-        "- **Measured impact**: “Dynamic \\| 16 \\| 5.4 h, reduce **\\~15.3%** wall-clock time”; "
-        "“7B \\| 3.9 s \\| 5.5 s \\| **\\~1.3×**”; “The new path is **2x** faster than before”"
+        "- **Measured impact**: “The new path is **2x** faster than before.”; "
+        "“model=7B: delta 3.9 s, nccl 5.5 s, speedup **\\~1.3×**”; "
+        "“Config=Dynamic, GPUs=16: Result 5.4 h, reduce **\\~15.3%** wall-clock time”"
     ) in entry
-    assert "measured impact \\~15.3% (+1.0)" in entry
+    assert "measured impact 2x (+1.0)" in entry
     zh_html = report[f"{WEEK}.zh.html"]
     assert "<dt>实测效果</dt>" in zh_html and "<strong>~15.3%</strong>" in zh_html
     method = en.split("### How the figures are computed")[1]

@@ -31,6 +31,8 @@ NOT_WORDS = [
         r"[\w.@+-]*[/\\][\w./\\@+-]*",  # paths
         r"\b[\w-]+\.(?:py|ya?ml|toml|txt|md|json|cfg|sh|cc|cu|h|svg|html)\b",  # file names
         r"\b\d{4}-W\d{2}\b|\bW\d{2}\b",  # ISO weeks and the chart's week labels
+        # a measured figure with its unit (`130ms -> 6ms`, a headline claim's figure)
+        r"\d[\d.,]*\s?(?:ms|µs|us|ns|s|sec|min|h|[KMGT]i?B)\b",
         r"\d[\d.,]*(?:x(?![A-Za-z]))?",  # numbers, and multiples as authors write them (4.36x)
     )
 ]

@@ -115,8 +115,11 @@ def test_week_30_ranks_consequence_and_quotes_the_descriptions_evidence(verl_bui
         for e in en.split("## Key changes")[1].split("## Areas")[0].split("\n### ")[1:]
     }
     assert "reduce **\\~15.3%** wall-clock time”" in entries[SCHEDULING]
+    # the headline first, with the row's key cells and its column names
     assert re.search(
-        r"- \*\*Measured impact\*\*: “Qwen2\.5-7B[^”]*\*\*\\~1\.3×\*\*”", entries[SHARDED_DELTA]
+        r"- \*\*Measured impact\*\*: “Qwen2\.5-32B \(2\+2, offload off\): "
+        r"[^”]*speedup \*\*2\.3×\*\*”",
+        entries[SHARDED_DELTA],
     )
     # every unchecked test box on a code change without tests, with the box's own words
     unchecked = query(

@@ -26,6 +26,7 @@ class Function:
     python: str  # `package.module:function`
     args: tuple[str, ...]  # DuckDB types
     returns: str
+    kind: str = "native"  # `arrow`: called once per batch of rows with Arrow arrays
 
     def resolve(self) -> Callable:
         module, _, attr = self.python.partition(":")
@@ -44,7 +45,13 @@ def declared_functions(root: Path) -> tuple[Function, ...]:
         for spec in doc.get("functions", []) or []:
             try:
                 found.append(
-                    Function(spec["name"], spec["python"], tuple(spec["args"]), spec["returns"])
+                    Function(
+                        spec["name"],
+                        spec["python"],
+                        tuple(spec["args"]),
+                        spec["returns"],
+                        spec.get("type", "native"),
+                    )
                 )
             except (KeyError, TypeError):
                 raise ProjectError(
@@ -68,6 +75,7 @@ def register_functions(conn: duckdb.DuckDBPyConnection, root: Path, sql: str) ->
             function.resolve(),
             list(function.args),
             function.returns,
+            type=function.kind,
             null_handling="special",  # NULL reaches the function as None
             side_effects=False,
         )

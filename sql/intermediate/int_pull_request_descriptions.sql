@@ -2,10 +2,14 @@
 
 -- What each merged pull request's own words say, each signal stored with the text that raised
 -- it: the template's test box (checked, unchecked, absent) and its "Test" section, a sentence
--- saying no test was added, measured impact claims (a % or × figure beside the metric's
--- words), hardware named in the title or description, a breaking-change note, the issues it
--- closes, and the word naming what a fix fixes (a race, a crash, ...). Vocabularies are in
--- seeds/description_signals.csv, seeds/severity_words.csv and seeds/keywords.csv.
+-- saying no test was added, hardware named in the title or description, a breaking-change note,
+-- the issues it closes, and the word naming what a fix fixes (a race, a crash, ...). Vocabularies
+-- are in seeds/description_signals.csv, seeds/severity_words.csv and seeds/keywords.csv.
+--
+-- The change sentence (`summary`), the measured impact claims with the headline claim, and the
+-- caveats are read by structure, by the Python function read_description
+-- (orchestration/descriptions/, sql/functions.yml), once per description and with the same
+-- seeds.
 --
 -- The description is read as its author wrote it: HTML comments, fenced code and quoted
 -- template instructions (`> ...`) are dropped, and hard-wrapped lines are joined back into
@@ -19,6 +23,37 @@ with prs as (
     {% if is_incremental() %}
     where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
     {% endif %}
+),
+
+-- the seeds read_description looks for, as `signal<TAB>phrase` lines (description signals and
+-- the verbs that say what a change does, seeds/title_verbs.csv), loaded once: its key
+vocabulary_text as (
+    select description_vocabulary(string_agg(signal || chr(9) || phrase, chr(10) order by signal, phrase)) as words
+    from (
+        select signal, phrase from {{ ref('description_signals') }}
+        union all
+        select 'change_verb' as signal, verb as phrase from {{ ref('title_verbs') }}
+        where not anywhere and change_type not in ('docs', 'test')
+    )
+),
+
+-- the change sentence, impact claims and caveats: one call a description
+described as materialized (
+    select
+        p.repo,
+        p.number,
+        read_description(
+            p.repo,
+            p.title,
+            -- the title's words without its `[tags]` and `type(scope):`, to tell a sentence
+            -- that only says the title again
+            trim(regexp_replace(lower(regexp_replace(regexp_replace(p.title,
+                '^\s*(\[[^\]]*\]\s*)+', ''), '^[A-Za-z]+(\([^)]*\))?!?:\s*', '')), '[^a-z0-9]+', ' ', 'g')),
+            p.body,
+            v.words
+        ) as d
+    from prs p
+    cross join vocabulary_text v
 ),
 
 -- phrases as ` word word `: lower case, anything but letters and digits one space, so that
@@ -38,8 +73,6 @@ vocabulary as (
         (select list(phrase) from phrases where signal = 'test_box') as test_box_words,
         (select list(phrase) from phrases where signal = 'no_test') as no_test_phrases,
         (select list(phrase) from phrases where signal = 'no_test_section') as no_test_answers,
-        (select list(phrase) from phrases where signal = 'impact_metric') as metric_phrases,
-        (select list(phrase) from phrases where signal = 'impact_excluded') as impact_excluded,
         (select list(phrase) from phrases where signal = 'breaking') as breaking_phrases,
         (select list(phrase) from phrases where signal = 'breaking_negation') as breaking_negations,
         (select list(phrase) from phrases where signal = 'severity_ignored') as severity_ignored,
@@ -219,32 +252,6 @@ found as (
                 list_filter(v.hardware_words, lambda w: contains(b.title_norm, w)),
                 lambda w: {'at': instr(b.title_norm, w), 'word': w}))[1].word)
         end as title_hardware_word,
-        -- sentences with a figure (a percentage or a multiple); a table row is one sentence,
-        -- read with its table's header (the row above the last |---| line before it)
-        case when contains(b.body, '%') or contains(b.body, '×') or regexp_matches(b.body, '\d\s?[xX]\b') then
-            list_filter(
-                flatten(list_transform(
-                    list_filter(
-                        list_transform(b.segments, lambda x, i: {'text': x, 'i': i}),
-                        lambda s: regexp_matches(s.text, '\d\s?(%|×|[xX]\b)')
-                            -- not a header row itself
-                            and not regexp_matches(coalesce(b.segments[s.i + 1], ''), '^\s*\|?\s*:?-{3,}')),
-                    lambda s: case when starts_with(ltrim(s.text), '|')
-                        then [{
-                            'sentence': s.text,
-                            'table': true,
-                            'header': ' ' || trim(regexp_replace(lower(coalesce(b.segments[list_max(list_filter(
-                                list_transform(b.segments, lambda y, j:
-                                    case when j < s.i and regexp_matches(y, '^\s*\|?\s*:?-{3,}') then j end),
-                                lambda j: j is not null)) - 1], '')), '[^a-z0-9]+', ' ', 'g')) || ' '
-                        }]
-                        else list_transform(regexp_split_to_array(s.text, '[.!?;]\s+'),
-                            lambda y: {'sentence': y, 'table': false, 'header': ' '})
-                    end)),
-                lambda c: regexp_matches(
-                    regexp_replace(c.sentence, '\d+(\.\d+)?\s?%\s*(CI|confidence)\b', '', 'gi'),
-                    '\d\s?(%|×|[xX]\b)'))
-        else [] end as figure_sentences,
         -- issues it closes: `Fixes #12`, `Closes owner/name#12`, a closing keyword and an issue URL
         case when contains(b.body, '#') or contains(b.body, '/issues/') then
             list_transform(
@@ -260,7 +267,7 @@ found as (
 -- each signal's line, and its word: the earliest in the line, the longer phrase first
 picked as (
     select
-        f.repo, f.week_start, f.number, f.title_hardware_word, f.figure_sentences,
+        f.repo, f.week_start, f.number, f.title_hardware_word,
         -- each issue once, in the order the description names them
         list_filter(f.linked_refs, lambda r, i: not list_contains(f.linked_refs[1:i - 1], r)) as linked_issues,
         case
@@ -305,43 +312,7 @@ worded as (
             trim(list_sort(list_transform(
                 list_filter(v.severity_phrases, lambda w: contains(p.severity_line.severity_norm, w)),
                 lambda w: {'at': instr(p.severity_line.severity_norm, w) * 100 - length(w), 'word': w}))[1].word)
-        end as description_severity_phrase,
-        -- a claim: a figure (a percentage, a decimal multiple, or a whole one that a comparison
-        -- follows: `2x faster`, not `8x H100`; not `95% CI`) in a sentence with a metric's words
-        -- (a table row: in its table's header)
-        list_transform(
-            list_filter(
-                list_transform(
-                    list_filter(
-                        list_transform(p.figure_sentences, lambda c: {
-                            'sentence': c.sentence,
-                            'table': c.table,
-                            'header': c.header,
-                            'norm': ' ' || trim(regexp_replace(lower(c.sentence), '[^a-z0-9]+', ' ', 'g')) || ' ',
-                            'found': regexp_extract(
-                                regexp_replace(c.sentence, '\d+(\.\d+)?\s?%\s*(CI|confidence)\b', '', 'gi'),
-                                '(?:((?:[~≈+−-])?\d+(?:[.,]\d+)?\s?%)|((?:[~≈])?\d+[.,]\d+\s?(?:×|[xX]\b))|((?:[~≈])?\d+\s?(?:×|[xX]))(?:\s*\||\s*$|\s+(?:faster|slower|speed|more|less|fewer|higher|lower|better|improvement|reduction|throughput)))',
-                                ['percent', 'decimal', 'whole'])
-                        }),
-                        lambda c: (c.found.percent || c.found.decimal || c.found.whole) <> ''),
-                    lambda c: {
-                        'sentence': c.sentence,
-                        'figure': coalesce(nullif(c.found.percent, ''), nullif(c.found.decimal, ''), c.found.whole),
-                        -- in a sentence, the metric's words stand within 80 characters of the figure
-                        'metrics': list_filter(v.metric_phrases, lambda w:
-                            (c.table and contains(c.header, w))
-                            or (contains(c.norm, w) and abs(instr(c.norm, w) - instr(c.norm,
-                                ' ' || trim(regexp_replace(lower(coalesce(nullif(c.found.percent, ''),
-                                    nullif(c.found.decimal, ''), c.found.whole)), '[^a-z0-9]+', ' ', 'g')) || ' ')) <= 80)),
-                        'excluded': len(list_filter(v.impact_excluded, lambda w: contains(c.norm, w))) > 0
-                    }),
-                lambda c: len(c.metrics) > 0 and not c.excluded)[1:5],
-            lambda c: {
-                'sentence': c.sentence,
-                'figure': c.figure,
-                'metric': array_to_string(list_transform(c.metrics, lambda w: trim(w)), ', ')
-            }
-        ) as raw_claims
+        end as description_severity_phrase
     from picked p
     cross join vocabulary v
 ),
@@ -351,7 +322,7 @@ worded as (
 -- table markup and a template's trailing "...: ..." placeholder removed, whitespace collapsed.
 quoted as (
     select
-        w.* exclude (raw_claims, figure_sentences),
+        w.*,
         case when coalesce(w.unchecked_box, w.test_section_line, w.no_test_line, w.hardware_line.text,
                            w.breaking_line.text, w.severity_line.text) is not null then list_transform(
             [
@@ -376,22 +347,11 @@ quoted as (
                     '\s*[^.!?:]*:\s*(\.\.\.|…)\s*$', ''),
                     '\s+', ' ', 'g'))
             end)
-        else [null, null, null, null, null, null] end as texts,
-        list_transform(w.raw_claims, lambda c: {
-            'text': trim(regexp_replace(regexp_replace(regexp_replace(regexp_replace(regexp_replace(
-                regexp_replace(c.sentence, '!\[[^\]]*\]\([^)]*\)|<[^>]*>', '', 'g'),
-                '\[([^\]]*)\]\([^)]*\)', '\1', 'g'),
-                '\*\*|__|`', '', 'g'),
-                '^\s*(([-*+]|\d+[.)])\s+|#{1,6}\s*)|^\s*\|\s*|\s*\|\s*$', '', 'g'),
-                '\s*\|\s*', ' | ', 'g'),
-                '\s+', ' ', 'g')),
-            'figure': c.figure,
-            'metric': c.metric
-        }) as claim_texts
+        else [null, null, null, null, null, null] end as texts
     from worded w
 ),
 
--- a long quote is cut at a word before 240 characters (a claim's around its figure)
+-- a long quote is cut at a word before 240 characters
 final as (
     select
         q.repo,
@@ -411,19 +371,15 @@ final as (
                 ' ' || trim(regexp_replace(lower(q.texts[2]), '[^a-z0-9]+', ' ', 'g')) || ' ')
                 then q.texts[2]
         end as no_test_sentence,
-        list_transform(
-            list_filter(q.claim_texts, lambda c: c.text <> ''),
-            lambda c: {
-                'figure': c.figure,
-                'unit': case when ends_with(c.figure, '%') then '%' else '×' end,
-                'metric': c.metric,
-                'sentence': case when length(c.text) > 240
-                    then regexp_extract(left(c.text, 240), '^(.*)\s', 1) || '…' else c.text end
-            }) as impact_claims,
+        r.d.summary,
+        r.d.summary_source,
+        r.d.impact_claims,
+        r.d.headline_claim,
+        r.d.caveats,
         q.title_hardware_word,
         q.description_hardware_word,
         q.texts[4] as hardware_sentence,
-        q.texts[5] as breaking_note,
+        coalesce(q.texts[5], r.d.breaking_sentence) as breaking_note,
         coalesce(q.title_severity_phrase, q.description_severity_phrase) as severity_word,
         s.consequence as severity_consequence,
         case
@@ -433,6 +389,7 @@ final as (
         case when q.title_severity_phrase is null then q.texts[6] end as severity_sentence,
         q.linked_issues
     from quoted q
+    join described r on r.repo = q.repo and r.number = q.number
     left join severity s
         on s.phrase = ' ' || coalesce(q.title_severity_phrase, q.description_severity_phrase) || ' '
 )

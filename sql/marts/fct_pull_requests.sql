@@ -102,7 +102,11 @@ factors as (
         c.new_module_path,
         fl.* exclude (repo, week_start, number, changed_lines, changed_files),
         d.severity_word,
+        d.summary,
+        d.summary_source,
         d.impact_claims,
+        d.headline_claim,
+        d.caveats,
         least(w.w['size_cap'], w.w['size'] * log10(1 + p.additions + p.deletions)) as size_points,
         least(
             w.w['breadth_cap'],
@@ -115,8 +119,8 @@ factors as (
         -- consequence: a fix of a race, a crash, a corruption, ... (seeds/severity_words.csv)
         case when c.change_type = 'fix' and d.severity_word is not null then w.w['severity'] else 0 end
             as severity_points,
-        -- a figure the author measured (a % or × beside a metric's words)
-        case when len(d.impact_claims) > 0 then w.w['impact'] else 0 end as impact_points,
+        -- a figure the author measured: the headline claim (a control row's ×1.00 is none)
+        case when d.headline_claim is not null then w.w['impact'] else 0 end as impact_points,
         case when c.new_module_path is not null then w.w['surface'] else 0 end as surface_points,
         -- NULL when the source holds no reviews and no threads: unknown, so it adds nothing
         case when fl.reviews_known or fl.threads_known then least(
@@ -142,32 +146,13 @@ scored as (
     from factors
 ),
 
--- the first blank-line paragraph of the description that is not a heading, quote, comment,
--- checklist or fence, joined into one line: what `pr_summary` words when the description's own
--- structure hides every paragraph (prose after a fence left open)
-summaries as (
+-- docs, CI and chore PRs keep `dampener` of their points, but all of a breaking change's
+kept as (
     select
-        repo,
-        number,
-        list_filter(
-            -- each regex runs only on the paragraphs that hold its `#` or line break
-            list_transform(
-                list_transform(
-                    string_split_regex(replace(body, chr(13), ''), '\n\s*\n'),
-                    lambda para: case
-                        when contains(para, '#') then regexp_replace(para, '(?m)^\s*#.*$', '', 'g')
-                        else para
-                    end
-                ),
-                lambda para: trim(case
-                    when contains(para, chr(10)) then regexp_replace(para, '\s*\n\s*', ' ', 'g')
-                    else para
-                end)
-            ),
-            lambda para: para <> ''
-                and not regexp_matches(para, '^(>|<!--|```|\||[-*]\s*\[[ xX]\])')
-        )[1] as first_paragraph
-    from prs
+        *,
+        case when dampened then (raw_points - breaking_points) * (1 - dampener_keep) else 0 end
+            as dampener_points
+    from scored
 ),
 
 final as (
@@ -193,9 +178,7 @@ final as (
         f.files_complete,
         f.listed_files,
         f.touches_tests,
-        round(least(10, greatest(0,
-            f.raw_points - case when f.dampened then f.raw_points * (1 - f.dampener_keep) else 0 end
-        )), 1) as importance,
+        round(least(10, greatest(0, f.raw_points - f.dampener_points)), 1) as importance,
         round(f.size_points, 2) as importance_size,
         round(f.breadth_points, 2) as importance_breadth,
         round(f.core_points, 2) as importance_core,
@@ -205,8 +188,7 @@ final as (
         round(f.impact_points, 2) as importance_impact,
         round(f.surface_points, 2) as importance_surface,
         round(f.review_points, 2) as importance_review,
-        round(case when f.dampened then -f.raw_points * (1 - f.dampener_keep) else 0 end, 2)
-            as importance_dampener,
+        round(-f.dampener_points, 2) as importance_dampener,
         list_sort([r.risk_flag for r in f.risks if r.raised]) as risk_flags,
         fc.* exclude (repo, week_start, number),
         f.reverts_number,
@@ -216,16 +198,14 @@ final as (
         f.new_module_path,
         f.severity_word,
         f.impact_claims,
+        f.headline_claim,
+        f.caveats,
         rl.is_release,
         rl.release_version,
-        -- orchestration/report/text.py (sql/functions.yml) words it, as the report prints it
-        pr_summary(
-            f.body,
-            left(regexp_replace(coalesce(s.first_paragraph, ''), '^[-*+]\s+|\*\*|__|`', '', 'g'), 280)
-        ) as summary
-    from scored f
+        f.summary,
+        f.summary_source
+    from kept f
     join flag_columns fc using (repo, number)
-    left join summaries s using (repo, number)
     left join pr_topics tp using (repo, number)
     join releases rl using (repo, number)
 ),

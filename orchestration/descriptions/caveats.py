@@ -1,0 +1,151 @@
+"""Caveats: what a description says a reader must weigh, each with its sentence.
+
+Kinds (seeds `caveat_<kind>`): `trade_off` ("may increase peak memory", "at the cost of"),
+`default` ("off by default", "opt-in", "now the default", "make X the default"), `omission`
+("intentionally ignored", "not supported"), `unverified` ("not verified on CUDA") and
+`breaking` (the breaking-change phrases, a removed or renamed config field, flag, class or
+trainer, "changes loss values"; else the title's `[BREAKING]` or `type!:`). A sentence that
+negates, is the template asking (seeds `caveat_negation`) or tells how things were before
+(`state_before`) is none. Read from prose, list items and checkboxes (a test plan's unticked
+"not verified on CUDA" is one), never from code, quotes or tables.
+"""
+
+from __future__ import annotations
+
+import re
+
+from orchestration.descriptions.markdown import Doc, plain
+from orchestration.descriptions.sentences import sentences
+from orchestration.descriptions.vocabulary import CAVEAT_KINDS, CAVEAT_SIGNALS, Vocabulary
+
+MAX_PER_KIND = 2
+MAX_CAVEATS = 6
+MAX_CHARS = 240
+REMOVAL_REACH = 4  # a removal's object stands within this many words after its verb
+
+_MAKE_DEFAULT = re.compile(r"\bmak(?:e|es|ing) (?:\w+ ){1,4}(?:the )?default\b")
+_IDENTIFIERS = re.compile(r"[a-z0-9_]+(?:[.\-/][a-z0-9_]+)*")
+_PASSIVE = frozenset(["is", "are", "was", "were", "been", "be", "now", "gets", "get"])
+_ELSEWHERE = frozenset(["in", "by", "from", "since", "upstream", "earlier", "previously", "before"])
+_BREAKING_TITLE = re.compile(r"\[\s*breaking\s*\]|^\s*\w+(?:\([^)]*\))?!:", re.IGNORECASE)
+
+
+def _removal(sentence: str, vocab: Vocabulary) -> bool:
+    """This PR removes or renames a config field, flag, class, trainer, ... (not an unused
+    helper, a CI job or something another project removed): a removal verb opening the
+    sentence (after "This PR", "We", ...) with its object after it, or the object before a
+    present or past passive that no "in #12", "by", "since" follows."""
+    toks = _IDENTIFIERS.findall(sentence.lower())
+    verbs = vocab.index.get("caveat_removal_verb", {})
+    if not toks or not any(t in verbs for t in toks):
+        return False
+    subject = vocab.starts("change_subject", " ".join(toks))
+    first = len(subject.split()) if subject else 0
+    for i, tok in enumerate(toks):
+        if tok not in verbs:
+            continue
+        if i == first:
+            reach = toks[i + 1 : i + 1 + REMOVAL_REACH]
+        elif i > 0 and (toks[i - 1] in _PASSIVE or sentence.lower().find(tok + ":") >= 0):
+            if i + 1 < len(toks) and toks[i + 1] in _ELSEWHERE:
+                continue
+            reach = toks[max(0, i - 1 - REMOVAL_REACH) : i]
+        else:
+            continue
+        plain_reach = " ".join(w for w in reach if "_" not in w and "." not in w)
+        if vocab.found("caveat_removal", plain_reach):
+            # housekeeping anywhere in the sentence (a CI job's config, an unused helper)
+            return not vocab.found("caveat_removal_exempt", " ".join(toks))
+    return False
+
+
+_KIND_SIGNALS = {kind: (f"caveat_{kind}",) for kind in CAVEAT_KINDS} | {
+    "breaking": ("breaking", "caveat_breaking", "caveat_removal_verb")
+}
+
+
+def _kinds(sentence: str, w: str, vocab: Vocabulary, present: frozenset[str]) -> list[str]:
+    if "state_before" in present and vocab.found("state_before", w):
+        return []
+    found = []
+    for kind in CAVEAT_KINDS:
+        if present.isdisjoint(_KIND_SIGNALS[kind]):
+            continue
+        if kind == "breaking":
+            hit = (
+                vocab.found("breaking", w, present)
+                or vocab.found("caveat_breaking", w, present)
+                or ("caveat_removal_verb" in present and _removal(sentence, vocab))
+            )
+        else:
+            hit = vocab.found(f"caveat_{kind}", w) or (
+                kind == "default" and _MAKE_DEFAULT.search(w)
+            )
+        if hit:
+            found.append(kind)
+    return found
+
+
+def _cut(sentence: str) -> str:
+    if len(sentence) <= MAX_CHARS:
+        return sentence
+    return sentence[:MAX_CHARS].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+
+
+def caveats(doc: Doc, title: str, vocab: Vocabulary, repo: str) -> list[dict]:
+    """The description's caveats in the order it gives them, at most MAX_PER_KIND a kind."""
+    from orchestration.descriptions.change_sentence import complete_lead_in
+
+    out: list[dict] = []
+    if not doc.blocks:
+        return _title_caveat(title, repo)
+    counts = dict.fromkeys(CAVEAT_KINDS, 0)
+    skipped = _skipped_sections(doc, vocab) if len(doc.sections) > 1 else [False]
+    for index, block in enumerate(doc.blocks):
+        if (
+            block.kind not in ("prose", "item", "box")
+            or len(out) >= MAX_CAVEATS
+            or skipped[block.section]
+        ):
+            continue
+        found = sentences(block, repo, vocab)
+        for j, s in enumerate(found):
+            if len(s.toks) < 3 or s.present.isdisjoint(CAVEAT_SIGNALS):
+                continue
+            if vocab.found("caveat_negation", s.words, s.present):
+                continue
+            kinds = _kinds(s.text, s.words, vocab, s.present)
+            if not kinds:
+                continue
+            sentence = s.text
+            if sentence.endswith(":") and j == len(found) - 1:
+                following = doc.blocks[index + 1] if index + 1 < len(doc.blocks) else None
+                sentence = complete_lead_in(sentence, following)
+            for kind in kinds:
+                if counts[kind] < MAX_PER_KIND and len(out) < MAX_CAVEATS:
+                    out.append({"kind": kind, "sentence": _cut(sentence)})
+                    counts[kind] += 1
+    if not counts["breaking"]:
+        out = _title_caveat(title, repo) + out
+    return out[:MAX_CAVEATS]
+
+
+def _title_caveat(title: str, repo: str) -> list[dict]:
+    """The title's `[BREAKING]` or `type!:` as a breaking caveat, when it has one."""
+    if title and ("[" in title or "!" in title) and _BREAKING_TITLE.search(title):
+        return [{"kind": "breaking", "sentence": _cut(plain(title, repo)), "title": True}]
+    return []
+
+
+def _skipped_sections(doc: Doc, vocab: Vocabulary) -> list[bool]:
+    """Sections that tell the motivation or are a checklist (and those under them)."""
+    skipped: list[bool] = []
+    for section in doc.sections:
+        own = bool(section.title) and vocab.found("caveat_skip_heading", section.title) is not None
+        skipped.append(own or (section.parent > 0 and skipped[section.parent]))
+    return skipped
+
+
+def may_have_caveats(tokens: set[str], vocab: Vocabulary) -> bool:
+    """Could a text with these lower-case words hold a caveat?"""
+    return not tokens.isdisjoint(vocab.caveat_words)

@@ -1,0 +1,304 @@
+"""The change sentence: the one sentence of a description that says what the PR changes.
+
+Sections are read in order of trust: those whose heading says they hold the change ("What does
+this PR do", "Summary", "Changes", ...), then the text before any heading, then headings that
+say nothing either way (there only "This PR adds ..."); never a test plan, checklist,
+motivation or usage section. The first sentence that states a change wins: a subject and a
+change verb ("This PR adds", "We now cache", "I've unified"), a change verb first ("Add",
+"Adds", "Refactoring"); failing that "X now does"; failing that a change to the tests; failing
+that the first sentence of a paragraph that is no motivation; last, a quoted answer. Never a
+checkbox, table row, template prompt or placeholder, pointer ("Follow-up to #12", "As
+title"), bare reference, vague or short fragment, cut sentence, the title again, or a squash
+message's later commit subjects: without such a sentence there is none (NULL).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import lru_cache
+
+from orchestration.descriptions.markdown import Block, Doc, word_set, words
+from orchestration.descriptions.sentences import Sentence, sentences
+from orchestration.descriptions.vocabulary import Vocabulary
+
+MAX_CHARS = 300  # a longer sentence is cut at its last clause boundary before this, with "…"
+MIN_WORDS = {"prose": 4, "item": 5, "quote": 4}  # fewer words than this say too little
+MIN_OBJECT = 2  # words of substance after the change verb
+MIN_NEW = 2  # words that the title does not have
+STOPWORDS = word_set(
+    "a an the of to in on at by for from with into onto via as and or but so if when than "
+    "then this that these those it its is are was were be been being we i you our my pr "
+    "also now just only some all any each more less not no new them they their there here "
+    "ve ll re d s t"
+)
+_MODALS = word_set("may might can could would should will must")
+_ADVERBS = word_set("also now just further then additionally simply")
+_VAGUE = word_set("things thing following changes change stuff below above few several bunch items")
+_AUXILIARY = word_set("does has was is this thus also always")
+MAX_SQUASH_FIRST = 3  # a squash of more commits than this: its first subject is a first step
+_DANGLING = word_set(
+    "in at to of from by for with see following the a an and or via like here mentioned into"
+)
+_TAGS = re.compile(r"^\s*(?:\[[^\]]*\]\s*)+")
+_TYPE_PREFIX = re.compile(r"^[a-z]+(?:\([^)]*\))?!?:\s*", re.IGNORECASE)
+_CLAUSE = re.compile(r"[,;]\s|\s[—–-]\s|\s\(")
+_REFERENCE = re.compile(r"(?:[\w.-]+/[\w.-]+)?#\d+|@[\w-]+")
+_PLACEHOLDER = re.compile(r"\[[^\]]*\s[^\]]*\s[^\]]*\s[^\]]*\]")  # `[Note which backend ...]`
+_SUFFIXES = (
+    "ization",
+    "isation",
+    "ation",
+    "izes",
+    "ized",
+    "ize",
+    "ises",
+    "ised",
+    "ise",
+    "ing",
+    "ies",
+    "ied",
+    "ed",
+    "es",
+    "s",
+    "e",
+    "y",
+)
+
+
+@lru_cache(maxsize=65536)  # words repeat from one description to the next
+def stem(word: str) -> str:
+    """A word without its inflection (`visualization`, `visualize` -> `visualiz`)."""
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def section_roles(doc: Doc, vocab: Vocabulary) -> list[str]:
+    """Each section's role: `change`, `skip`, `lead` (before any heading) or `neutral`; a
+    heading that says neither takes its parent's role."""
+    roles: list[str] = []
+    for index, section in enumerate(doc.sections):
+        if index == 0:
+            roles.append("lead")
+            continue
+        role = heading_role(vocab, section.title)
+        if role is None:
+            role = roles[section.parent] if section.parent > 0 else "neutral"
+        roles.append(role)
+    return roles
+
+
+@lru_cache(maxsize=4096)  # templates repeat their headings in every PR
+def heading_role(vocab: Vocabulary, title: str) -> str | None:
+    """`change` or `skip` for a heading that says so (the earlier phrase wins), else None."""
+    change = vocab.found("change_heading", title)
+    skip = vocab.found("skip_heading", title)
+    padded = f" {title} "
+    if change and (not skip or padded.find(f" {change} ") < padded.find(f" {skip} ")):
+        return "change"
+    return "skip" if skip else None
+
+
+def words_of_title(title: str) -> str:
+    """The title's words without its `[tags]` and `type(scope):` (as the SQL model gives them)."""
+    return words(_TYPE_PREFIX.sub("", _TAGS.sub("", title)))
+
+
+def _title_stems(title_words: str) -> tuple[frozenset[str], str]:
+    """The stems of the title's words, and the title without spaces: a sentence's word found
+    in it is a part of one of the title's (`agent` of `ReactAgentLoop`) or two of them written
+    as one (`replaybuffer`)."""
+    return frozenset(stem(t) for t in title_words.split()), title_words.replace(" ", "")
+
+
+Title = tuple[frozenset[str], str]
+
+
+def classify(
+    s: Sentence, kind: str, vocab: Vocabulary, title: Callable[[], Title], weak: bool = True
+) -> str | None:
+    """`subject_verb`, `imperative`, `now`, `tests` (a change verb, but about the tests) or
+    `first_sentence` (only when `weak`: a paragraph's first) for a sentence that may say what
+    the PR changes; None for one that cannot. `title` gives the title's stems."""
+    text, w, toks, present = s.text, s.words, s.toks, s.present
+    if not toks or text.count(" ") + 1 < MIN_WORDS[kind] or text.endswith(("…", "...")):
+        return None
+    if text[0] == "[" or (":" in text[:24] and _TYPE_PREFIX.match(text)):
+        toks = words_of_title(text).split() or toks  # a commit subject's tags and type
+    opening = vocab.openings(w)
+    subject = opening.get("change_subject")
+    k = len(subject.split()) if subject else 0
+    # `This PR (also) adds`, `We (now) add`; a bare `This` only right before its verb
+    reach = 1 if not subject or subject == "this" else 3
+    verb = next((i for i in range(k, min(k + reach, len(toks))) if vocab.is_verb(toks[i])), None)
+    if verb is None and k > 1:  # `This PR combines`: the word after the subject (and an adverb)
+        at = k + 1 if k + 1 < len(toks) and toks[k] in _ADVERBS else k
+        verb = at if at < len(toks) and _third_person(toks[at]) else None
+    if verb is None and not weak and "now" not in toks:
+        return None  # it could only be a paragraph's first sentence, and it is not
+    if (
+        "template_prompt_start" in opening
+        or "summary_pointer" in opening
+        or vocab.found("template_prompt", w, present)
+    ):
+        return None
+    if "[" in text and _PLACEHOLDER.search(text):
+        return None
+    if "#" in text or "@" in text or "summary_reference" in opening:
+        bare = words(_REFERENCE.sub(" ", text)).split()
+        if len(set(bare).difference(STOPWORDS)) < 3:
+            return None  # a reference and little else ("Fixes #12", "Pull in a/b#170")
+    rest = toks[verb + 1 :] if verb is not None else toks[k:]
+    content = {t for t in rest if t not in STOPWORDS and t not in _VAGUE and not t.isdigit()}
+    if len(content) < MIN_OBJECT:
+        return None  # too little said ("This PR fixes those paths")
+    if verb is None and vocab.found("summary_motivation", w, present):
+        return None
+    known, squashed = title()
+    new = 0
+    for t in content:
+        if stem(t) not in known and (len(t) < 4 or t not in squashed):
+            new += 1
+            if new == MIN_NEW:
+                break
+    if new < MIN_NEW:
+        return None  # the title again (with at most a word more)
+    if vocab.found("state_before", w, present):
+        return None  # how things were ("We already support ...")
+    if verb is not None and not (toks[verb].endswith("ing") and _MODALS.intersection(toks)):
+        # a change to the tests is what the PR does only when nothing else is said
+        if vocab.found("test_words", w, present):
+            return "tests"
+        return "subject_verb" if subject else "imperative"
+    if verb is not None and vocab.found("summary_motivation", w, present):
+        return None
+    if "now" in toks[1:-1]:
+        after = toks[toks.index("now", 1) + 1]
+        if vocab.is_verb(after) or (after.endswith("s") and len(after) > 3):
+            return "now"
+    return "first_sentence" if weak else None
+
+
+def _third_person(word: str) -> bool:
+    """A verb after "This PR": `combines`, `enhances` (not `is`, `has`, `does`)."""
+    return (
+        len(word) > 3 and word.endswith("s") and not word.endswith("ss") and word not in _AUXILIARY
+    )
+
+
+def complete_lead_in(sentence: str, following: Block | None) -> str:
+    """A sentence ending in ":" completed by the short code line it introduces (the setting it
+    adds), else ending in a full stop."""
+    if following is not None and following.kind == "code":
+        lines = [ln.strip() for ln in following.text.split("\n") if ln.strip()]
+        if lines and len(lines[-1]) <= 80:
+            return f"{sentence} {lines[-1]}."
+    return sentence[:-1].rstrip() + "."
+
+
+def _finish(sentence: str, following: Block | None) -> str | None:
+    """The sentence as the fact keeps it: a lead-in completed by the code it introduces (or
+    ended), a dangling end cut back to its last clause, a long one cut at a clause; None if
+    that leaves too little."""
+    if sentence.endswith(":"):
+        sentence = complete_lead_in(sentence, following)
+    bare = sentence.rstrip(".!?;,: ")
+    if bare.rsplit(" ", 1)[-1].lower() in _DANGLING or sentence.endswith((",", "(", "-")):
+        cut = [m.start() for m in _CLAUSE.finditer(bare)]
+        if not cut or len(bare[: cut[-1]].split()) < MIN_WORDS["prose"]:
+            return None
+        sentence = bare[: cut[-1]] + "."
+    if len(sentence) > MAX_CHARS:
+        cut = [m.start() for m in _CLAUSE.finditer(sentence[:MAX_CHARS])]
+        if not cut or len(sentence[: cut[-1]].split()) < MIN_WORDS["prose"]:
+            return None
+        sentence = sentence[: cut[-1]] + " …"
+    first = sentence.split(" ", 1)[0]
+    if first.isalpha() and first.islower():
+        sentence = sentence[:1].upper() + sentence[1:]
+    return sentence
+
+
+def squash_end(doc: Doc, roles: list[str]) -> int | None:
+    """Where a squash message's first commit ends (its next `* subject` item), when the
+    description is one: the later commits are review iterations, not what the PR does."""
+    blocks = doc.blocks
+    if not blocks or blocks[0].kind != "item" or roles[blocks[0].section] != "lead":
+        return None
+    return next((i for i, b in enumerate(blocks[1:], 1) if b.kind == "item" and b.loose), None)
+
+
+def _candidates(doc: Doc, roles: list[str], squash: int | None) -> list[tuple[int, int]]:
+    """(pass, block index) of the blocks to read, in the order they are read: change sections,
+    the lead (of a squash message, its first commit), other sections; then quotes."""
+    order = {"change": 0, "lead": 1, "neutral": 2}
+    found = []
+    for i, b in enumerate(doc.blocks):
+        role = roles[b.section]
+        if role not in order or b.kind not in ("prose", "item", "quote"):
+            continue
+        if squash is not None and role == "lead" and i >= squash:
+            continue
+        found.append((3 if b.kind == "quote" else order[role], i))
+    return sorted(found)
+
+
+def change_sentence(
+    doc: Doc, title_words: str, vocab: Vocabulary, repo: str
+) -> tuple[str | None, str | None]:
+    """(sentence, rule) for the description's change sentence, `title_words` being the
+    title's (`words_of_title`); (None, None) when there is none."""
+    known: list[Title] = []
+
+    def title_stems() -> Title:
+        if not known:
+            known.append(_title_stems(title_words))
+        return known[0]
+
+    fallback: dict[str, tuple[str, Block | None]] = {}
+    roles = section_roles(doc, vocab)
+    squash = squash_end(doc, roles)
+    for rank, index in _candidates(doc, roles, squash):
+        block = doc.blocks[index]
+        following = doc.blocks[index + 1] if index + 1 < len(doc.blocks) else None
+        found = sentences(block, repo, vocab)
+        if squash is not None and index == 0 and found:
+            # a squash's first commit subject about something else than the title, or one of
+            # many commits, is a first step
+            commits = sum(
+                1 for b in doc.blocks if b.kind == "item" and b.loose and roles[b.section] == "lead"
+            )
+            if commits > MAX_SQUASH_FIRST or not {stem(t) for t in found[0].toks}.intersection(
+                title_stems()[0]
+            ).difference(STOPWORDS):
+                continue
+        for j, s in enumerate(found):
+            weak = (
+                rank < 2
+                and j == 0
+                and (block.kind == "prose" or index == 0)
+                and "first_sentence" not in fallback
+            )
+            rule = classify(s, block.kind, vocab, title_stems, weak)
+            if rule is None:
+                continue
+            nxt = following if j == len(found) - 1 else None
+            if rule == "subject_verb" or (rule == "imperative" and rank < 2):
+                text = _finish(s.text, nxt)
+                if text is not None:
+                    return text, rule
+            elif rank < 2 and (
+                rule in ("now", "tests", "imperative")
+                or (j == 0 and (block.kind == "prose" or index == 0))
+            ):
+                fallback.setdefault(rule, (s.text, nxt))
+            elif rank == 3 and rule == "imperative":
+                fallback.setdefault("quote", (s.text, nxt))
+    for rule in ("now", "tests", "first_sentence", "imperative", "quote"):
+        if rule in fallback:
+            text = _finish(*fallback[rule])
+            if text is not None:
+                return text, rule
+    return None, None

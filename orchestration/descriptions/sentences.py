@@ -1,0 +1,57 @@
+"""A block's sentences, split once per description and kept with their words and the signals
+their words can hold (`Vocabulary.signals`), for every rule that reads them."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from orchestration.descriptions.markdown import Block, plain, words
+from orchestration.descriptions.vocabulary import Vocabulary
+
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+(?=[^a-z\s]|`)")
+_ABBREVIATION = re.compile(
+    r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|resp|no|fig|eq)\.|\b[A-Z]\.)$", re.I
+)
+
+
+@dataclass(slots=True)
+class Sentence:
+    text: str  # as a reader sees it (markdown.plain)
+    words: str  # its lower-case words (markdown.words)
+    toks: list[str]
+    present: frozenset[str]  # the signals whose phrases it may hold
+
+
+def split(text: str, repo: str) -> list[str]:
+    """A block's text as plain sentences (a meant line break ends one, as a full stop does)."""
+    out: list[str] = []
+    for piece in text.split("\n"):
+        if ". " not in piece and "! " not in piece and "? " not in piece and "。" not in piece:
+            clean = plain(piece, repo)
+            if clean:
+                out.append(clean)
+            continue
+        merged: list[str] = []
+        for part in _SENTENCE_END.split(piece):
+            if (
+                merged
+                and len(merged[-1].rsplit(" ", 1)[-1]) <= 8
+                and _ABBREVIATION.search(merged[-1])
+            ):
+                merged[-1] += " " + part
+            else:
+                merged.append(part)
+        out += [c for c in (plain(m, repo) for m in merged) if c]
+    return out
+
+
+def sentences(block: Block, repo: str, vocab: Vocabulary) -> list[Sentence]:
+    """The block's sentences (split on first use, then kept on the block)."""
+    if block.cache is None:
+        found = []
+        for text in split(block.text, repo):
+            w = words(text)
+            found.append(Sentence(text, w, w.split(), vocab.signals(w)))
+        block.cache = found
+    return block.cache

@@ -1,0 +1,302 @@
+"""The description reader (orchestration/descriptions/): the change sentence, impact claims with
+their header and condition, the headline claim and caveats, on crafted bodies and on the verl
+PRs issue 24 names (read from the shared dataset, skipped without it)."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import json
+from functools import cache
+
+import pytest
+
+from orchestration.config import SQL_DIR
+from orchestration.descriptions.function import describe
+from orchestration.descriptions.vocabulary import Vocabulary, vocabulary
+from tests.conftest import VERL_DATASET
+
+REPO = "verl-project/verl"
+
+
+@cache
+def seeds() -> Vocabulary:
+    """The vocabulary as int_pull_request_descriptions builds it from the seeds."""
+    with (SQL_DIR / "seeds" / "description_signals.csv").open(encoding="utf-8") as f:
+        rows = [(r["signal"], r["phrase"]) for r in csv.DictReader(f)]
+    with (SQL_DIR / "seeds" / "title_verbs.csv").open(encoding="utf-8") as f:
+        rows += [
+            ("change_verb", r["verb"])
+            for r in csv.DictReader(f)
+            if r["anywhere"] == "false" and r["change_type"] not in ("docs", "test")
+        ]
+    return vocabulary("\n".join(f"{s}\t{p}" for s, p in sorted(rows)))
+
+
+def read(body: str, title: str = "[engine] feat: a change", repo: str = "acme/crafted") -> dict:
+    return describe(repo, title, body, seeds())
+
+
+@cache
+def verl(number: int) -> dict:
+    if not VERL_DATASET.is_file():
+        pytest.skip("the shared verl dataset is not beside the clone (../shared/datasets/)")
+    with gzip.open(VERL_DATASET, "rt", encoding="utf-8") as lines:
+        for line in lines:
+            if f'"number": {number},' in line or f'"number":{number},' in line:
+                node = json.loads(line)
+                if node["number"] == number:
+                    return describe(REPO, node["title"], node["body"], seeds())
+    raise AssertionError(f"verl #{number} is not in the dataset")
+
+
+def kinds(found: dict) -> list[tuple[str, str]]:
+    return [(c["kind"], c["sentence"]) for c in found["caveats"]]
+
+
+# --- the change sentence ------------------------------------------------------------------
+
+
+def test_the_change_is_chosen_over_the_motivation_before_it() -> None:
+    found = read(
+        "### What does this PR do?\n\nThe engine currently syncs after every step, which is\n"
+        "slow.\n\nThis PR adds an opt-in setting:\n\n```yaml\nengine:\n  defer_sync: true\n```\n"
+    )
+    assert found["summary"] == "This PR adds an opt-in setting: defer_sync: true."
+    assert found["summary_source"] == "subject_verb"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Co-authored-by: a <a@example.com>\nCo-authored-by: b <b@example.com>\n",
+        "---------\n\nSigned-off-by: a <a@example.com>\nCo-authored-by: b <b@example.com>",
+        "Fixes #12.",
+        "First half of the #7085 split requested in review.",
+        "Follow-up to #6604 for the engine.",
+        "As title.",
+        "### What does this PR do?\n\n- [x] Unified management of all skip strategies.\n"
+        "- [x] remove the legacy skipper\n\n### Test\n\n1.SKIP_STEPS=[1,3,5], no data here.",
+        "### What does this PR do?\n\n> Add concise overview of what this PR aims to achieve.",
+        "Inference: [Note which backend this PR will affect: vLLM, SGLang, both, or none]",
+    ],
+    ids=[
+        "co-authored",
+        "signed-off",
+        "reference",
+        "pointer",
+        "follow-up",
+        "as-title",
+        "checklist-and-test-list",
+        "template-prompt",
+        "placeholder",
+    ],
+)
+def test_no_sentence_is_better_than_a_wrong_one(body: str) -> None:
+    assert read(body)["summary"] is None
+
+
+def test_the_title_again_is_no_change_sentence() -> None:
+    title = "[perf] feat: re-support torch profiler and optimize output naming"
+    assert (
+        read("### What does this PR do?\n\nRe-support torch profiler.\n", title)["summary"] is None
+    )
+
+
+def test_a_link_leaves_its_sentence_whole() -> None:
+    found = read(
+        "Refactor the checkpoint manager to avoid complex logic, following the way mentioned in\n"
+        "https://github.com/acme/crafted/issues/5630\n\nMore later."
+    )
+    assert found["summary"] == (
+        "Refactor the checkpoint manager to avoid complex logic, following the way mentioned "
+        "in #5630"
+    )
+    cut = read("Refactor the checkpoint manager to avoid complex logic, following the way in\n"
+               "https://example.com/design\n")  # fmt: skip
+    assert cut["summary"] == "Refactor the checkpoint manager to avoid complex logic."
+
+
+def test_a_squash_message_offers_only_its_first_commit() -> None:
+    body = "* Synchronize server references to avoid a data race\n\n* only hold the lock briefly\n"
+    assert read(body, "admin: Sync server variables")["summary"] == (
+        "Synchronize server references to avoid a data race"
+    )
+    commits = (
+        "* add sft test for cot\n\n* add tokenizer api to patch gemma\n\n* fix test\n\n* lint\n"
+    )
+    assert read(commits, "[algo] docs: add steps to reproduce results")["summary"] is None
+
+
+def test_a_change_to_the_tests_is_chosen_only_when_nothing_else_is_said() -> None:
+    found = read(
+        "### Design\n\n- Added a side-stream clone to the test adapter to reproduce the bug.\n"
+        "- `Broadcast.run()` now calls `synchronize()` right after the broadcast.\n"
+    )
+    assert found["summary"].startswith("Broadcast.run() now calls synchronize()")
+    assert found["summary_source"] == "now"
+
+
+# --- impact claims and the headline -----------------------------------------------------------
+
+SWEEP = (
+    "| FSDP | Accumulation | Baseline median | Deferred median | Paired\nspeedup median | "
+    "Bootstrap 95% CI | Latency reduction |\n|---:|---:|---:|---:|---:|---:|---:|\n"
+    "| 1 | 1 | 53.690 ms | 53.475 ms | 1.003x | [0.998x, 1.004x] | 0.33% |\n"
+    "| 1 | 8 | 434.290 ms | 253.966 ms | 1.679x | [1.669x, 1.711x] | 40.45% |\n"
+    "| 2 | 1 | 55.782 ms | 55.976 ms | 0.992x | [0.987x, 1.002x] | -0.76% |\n"
+    "| 2 | 8 | 444.312 ms | 263.475 ms | 1.688x | [1.681x, 1.689x] | 40.77% |\n"
+)
+
+
+def test_a_sweep_is_read_with_its_header_and_its_control_rows_are_no_claims() -> None:
+    found = read(SWEEP)
+    head = found["headline_claim"]
+    # 1.688x is within noise of 1.679x, which the author gives first
+    assert (head["figure"], head["value"], head["unit"], head["direction"]) == (
+        "1.679x",
+        1.679,
+        "x",
+        "higher",
+    )
+    assert head["metric"] == "speed-up"
+    assert head["condition"] == "FSDP=1, Accumulation=8"
+    assert head["header"].startswith("FSDP | Accumulation | Baseline median")
+    assert "Latency reduction 40.45%" in head["sentence"]
+    figures = [c["figure"] for c in found["impact_claims"]]
+    assert figures == ["1.679x", "1.688x"]  # no 1.003x, no 0.992x; the headline first
+
+
+def test_escaped_pipes_stay_inside_their_cell() -> None:
+    found = read("| case | speedup |\n|---|---|\n| a \\| b | 2.5x |\n")
+    assert found["headline_claim"]["condition"] == "case=a | b"
+
+
+def test_a_relative_figure_needs_a_metric_and_a_change() -> None:
+    found = read(
+        "Accuracy is 85% on GSM8K. Tested on 8x H100 at 95% confidence. "
+        "It takes 50% of the runtime. Throughput is 30% higher with the new kernel."
+    )
+    assert [(c["figure"], c["metric"], c["value"]) for c in found["impact_claims"]] == [
+        ("30%", "throughput", 30.0)
+    ]
+
+
+def test_a_change_between_two_measurements_is_a_claim() -> None:
+    found = read("In CI, JUnit time fell from 1.986s to 1.118s on Linux.")
+    head = found["headline_claim"]
+    assert (head["value"], head["unit"], head["direction"]) == (1.118, "s", "lower")
+
+
+# --- caveats -----------------------------------------------------------------------------------
+
+
+def test_caveats_are_read_with_their_kind() -> None:
+    found = read(
+        "This PR adds an opt-in setting. The option defaults to false because it can increase "
+        "peak memory. The `max_batches` setting is intentionally ignored.\n\n### Test\n\n"
+        "- [x] Reproduced on Ascend NPU.\n- [ ] Not verified on CUDA (no GPU available).\n"
+    )
+    assert [k for k, _ in kinds(found)] == [
+        "default",
+        "trade_off",
+        "default",
+        "omission",
+        "unverified",
+    ]
+    assert kinds(found)[-1][1] == "Not verified on CUDA (no GPU available)."
+
+
+@pytest.mark.parametrize(
+    ("body", "breaking"),
+    [
+        ("Backend flag renamed: `use_dist` → `use_bridge`.", True),
+        ("Remove the deprecated `--legacy` CLI flag.", True),
+        ("⚠️ This changes loss values for every run.", True),
+        ("Remove an unused helper from the trainer utils.", False),
+        ("Drop the nightly CI job for the old trainer.", False),
+        ("The option was removed in upstream 0.18, so we follow.", False),
+        ("No breaking changes.", False),
+        ("If this PR breaks any API (CLI arguments, config), add [BREAKING] to the title.", False),
+    ],
+)
+def test_breaking_changes_in_the_description(body: str, breaking: bool) -> None:
+    found = read(body)
+    assert ("breaking" in [k for k, _ in kinds(found)]) is breaking
+    assert (found["breaking_sentence"] is not None) is breaking
+
+
+def test_the_titles_breaking_tag_is_a_caveat() -> None:
+    found = read(
+        "Make the bridge the default.", "[BREAKING][megatron] chore: make the bridge default"
+    )
+    assert kinds(found)[0] == ("breaking", "[BREAKING][megatron] chore: make the bridge default")
+    assert found["breaking_sentence"] is None  # the flag reads the title's tag itself
+
+
+def test_motivation_and_checklists_hold_no_caveats() -> None:
+    found = read(
+        "### Why this is not a duplicate\n\nIssue #5 does not cover this location.\n\n"
+        "### Checklist\n\n- [x] #58 is not a duplicate: it is not supported there.\n"
+    )
+    assert found["caveats"] == []
+
+
+# --- the verl PRs of issue 24 -----------------------------------------------------------------
+
+
+def test_verl_7095_headline_is_the_m8_row_and_its_caveats_are_read() -> None:
+    found = verl(7095)
+    assert found["summary"] == (
+        "This PR adds an opt-in FSDP engine setting: use_no_sync_for_gradient_accumulation: true."
+    )
+    head = found["headline_claim"]
+    assert (head["figure"], head["condition"]) == ("1.679x", "FSDP=1, Accumulation=8")
+    assert "40.45%" in head["sentence"] and head["header"].startswith("FSDP | Accumulation")
+    assert all(c["figure"] not in ("1.003x", "0.992x") for c in found["impact_claims"])
+    assert {"trade_off", "default", "omission", "unverified"} <= {k for k, _ in kinds(found)}
+    assert any("can increase peak memory" in s for k, s in kinds(found) if k == "trade_off")
+
+
+@pytest.mark.parametrize(
+    ("number", "summary"),
+    [
+        (7144, "Extends the flat FSDP2 Shard(0) fast path to block placements"),
+        (
+            6542,
+            "This PR replaces eval() with ast.literal_eval(), which only parses Python literals.",
+        ),
+        (7103, "This PR adds the same guard to the VeOmni engine."),
+        (7083, "BroadcastOperation._run() now calls torch.cuda.synchronize() right after"),
+        (
+            6014,
+            "Refactoring Megatron checkpoint menager to avoid complex logics, following the way",
+        ),
+        (6951, "Add vanilla mBridge deprecation warning and make Megatron Bridge default."),
+        (6097, None),
+        (7099, None),
+    ],
+)
+def test_verl_change_sentences(number: int, summary: str | None) -> None:
+    found = verl(number)["summary"]
+    if summary is None:
+        assert found is None
+    else:
+        assert found.startswith(summary), found
+        assert not found.endswith(("mentioned in", "…"))
+
+
+def test_verl_claims_and_caveats_of_issue_24() -> None:
+    rows = verl(7144)["impact_claims"]
+    assert verl(7144)["headline_claim"]["figure"] == "2.3×"
+    assert {c["condition"] for c in rows} >= {"Qwen2.5-7B (1+1 nodes)", "Qwen2.5-32B (2+2 nodes)"}
+    assert all(c["header"] == "model (placement) | delta_sharded | nccl (full broadcast) | speedup"
+               for c in rows)  # fmt: skip
+    head = verl(6556)["headline_claim"]
+    assert (head["figure"], head["metric"], head["value"]) == ("~15.3%", "wall-clock", -15.3)
+    ignored = (
+        "algorithm.filter_groups.max_num_gen_batches is intentionally ignored; "
+        "refill continues until enough groups are sampleable."
+    )
+    assert ("omission", ignored) in kinds(verl(7082))
+    assert [k for k, _ in kinds(verl(7103))] == ["unverified"]
