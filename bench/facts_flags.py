@@ -1,11 +1,13 @@
 """How often the risk flags fire over whole histories, and the verl 2026-W30 acceptance checks.
 
-`python -m bench.facts_flags [--keep DIR]` writes each shared dataset's whole history into a
+`python -m bench.facts_flags [--keep DIR]` writes each shared dataset's whole history (and
+each `<owner>__<name>.jsonl.gz` of the folder PRWEEKLY_EXTRA_DATASETS names, when set) into a
 throw-away lake, builds every SQL model over it through the model runner (as `bench/scale.py`
 does; no Dagster run, no reports), and prints per repository: the share of PRs each flag is
-set on, the share carrying any flag other than `missing_tests`, and for verl the week 2026-W30
-checks of issue 12 (ranks of the two correctness fixes, quoted impact claims, missing tests
-from unchecked test boxes, hardware named in descriptions).
+set on, the share carrying any flag other than `missing_tests`, docs-only PRs with a size or
+hardware flag, and for verl the week 2026-W30 checks of issues 12 and 24 (ranks of the two
+correctness fixes, quoted impact claims, missing tests from unchecked test boxes, hardware
+only where the description targets it).
 """
 
 from __future__ import annotations
@@ -26,9 +28,25 @@ DATASETS = {
     "verl-project/verl": ROOT.parent / "shared/datasets/verl-project__verl/pull_requests.jsonl.gz",
     "pola-rs/polars": ROOT.parent / "shared/datasets/pola-rs__polars/pull_requests.jsonl.gz",
 }
-ANY_FLAG_TARGET = 0.40  # share of PRs with a flag other than missing_tests
+ANY_FLAG_TARGET = 0.30  # share of PRs with a flag other than missing_tests (issue 24)
 ONE_FLAG_TARGET = 0.15  # share of PRs any single such flag may be set on
+HARDWARE_TARGET = 0.10  # share of PRs hardware_specific may be set on (issue 24)
+# verl 2026-W30 PRs whose description only mentions hardware: "does not claim to resolve that
+# hardware-specific report without an Ascend profile", a crash on NPU behind `Fixes #5817`
+HARDWARE_MENTIONS = (7095, 7038)
 W30 = date(2026, 7, 20)
+
+
+def datasets() -> dict[str, Path]:
+    """The shared datasets found, and the extra ones of PRWEEKLY_EXTRA_DATASETS."""
+    import os
+
+    found = {repo: path for repo, path in DATASETS.items() if path.is_file()}
+    extra = os.environ.get("PRWEEKLY_EXTRA_DATASETS")
+    for path in sorted(Path(extra).glob("*__*.jsonl.gz")) if extra else ():
+        owner, name = path.name.removesuffix(".jsonl.gz").split("__", 1)
+        found.setdefault(f"{owner}/{name}", path)
+    return found
 
 
 def write_lake(home: Path, repo: str, dataset: Path) -> int:
@@ -156,28 +174,23 @@ def w30_checks(conn: duckdb.DuckDBPyConnection) -> list[tuple[str, str, bool]]:
          f"(other unchecked boxes: {others or 'none'})",
          all(b[2] and b[3] == "box_unchecked" for b in code))
     )  # fmt: skip
-    hardware = conn.execute(
-        """
-        select d.number, d.description_hardware_word, f.hardware_specific, r.evidence->>'word'
-        from intermediate.int_pull_request_descriptions d
-        join marts.fct_pull_requests f using (repo, number)
-        left join marts.fct_weekly_risks r
-            on r.repo = d.repo and r.number = d.number and r.risk_flag = 'hardware_specific'
-        where d.repo = ? and d.week_start = ? and d.description_hardware_word in ('npu', 'ascend')
-        order by d.number
-        """,
-        [repo, W30],
-    ).fetchall()
+    (flagged,) = conn.execute(
+        "select list(number order by number) from marts.fct_pull_requests "
+        "where repo = ? and hardware_specific and number in (select unnest(?))",
+        [repo, list(HARDWARE_MENTIONS)],
+    ).fetchone()
     checks.append(
-        ("hardware_specific on every PR whose description names NPU or Ascend",
-         ", ".join(f"#{n} ({word})" for n, _, flagged, word in hardware if flagged),
-         all(flagged and word in ("npu", "ascend") for _, _, flagged, word in hardware))
+        ("hardware_specific never on a description that only mentions hardware",
+         f"flagged: {', '.join(f'#{n}' for n in flagged or []) or 'none'} of "
+         f"{', '.join(f'#{n}' for n in HARDWARE_MENTIONS)}",
+         not flagged)
     )  # fmt: skip
     return checks
 
 
-def docs_only_missing_tests(conn: duckdb.DuckDBPyConnection, repo: str) -> int:
-    """PRs that change documentation alone and still carry missing_tests (should be none)."""
+def docs_only_flagged(conn: duckdb.DuckDBPyConnection, repo: str) -> int:
+    """PRs that change documentation alone and still carry missing_tests, a size or a
+    hardware flag (should be none)."""
     (count,) = conn.execute(
         """
         select count(*) from marts.fct_pull_requests p
@@ -185,7 +198,7 @@ def docs_only_missing_tests(conn: duckdb.DuckDBPyConnection, repo: str) -> int:
             select repo, number from intermediate.int_pull_request_files
             group by all having bool_and(is_doc)
         ) using (repo, number)
-        where p.repo = ? and p.missing_tests
+        where p.repo = ? and (p.missing_tests or p.large_change or p.hardware_specific)
         """,
         [repo],
     ).fetchone()
@@ -205,10 +218,11 @@ def report(warehouse: Path, repos: list[str], seconds: float) -> bool:
             flags = risk_flags(conn)
             others = {f: rates[f] for f in flags if f != "missing_tests"}
             worst = max(others, key=others.get)
-            docs = docs_only_missing_tests(conn, repo)
+            docs = docs_only_flagged(conn, repo)
             ok = (
                 rates["any_other"] < ANY_FLAG_TARGET
                 and others[worst] <= ONE_FLAG_TARGET
+                and rates["hardware_specific"] <= HARDWARE_TARGET
                 and docs == 0
             )
             met &= ok
@@ -219,7 +233,9 @@ def report(warehouse: Path, repos: list[str], seconds: float) -> bool:
                   f"   target < {ANY_FLAG_TARGET:.0%}")  # fmt: skip
             print(f"  {'most frequent such flag':<27} {_pct(others[worst])}"
                   f"   ({worst}; target <= {ONE_FLAG_TARGET:.0%})")  # fmt: skip
-            print(f"  {'docs-only PRs with missing_tests':<33} {docs}   target 0")
+            print(f"  {'hardware_specific':<27} {_pct(rates['hardware_specific'])}"
+                  f"   target <= {HARDWARE_TARGET:.0%}")  # fmt: skip
+            print(f"  {'docs-only PRs with a test, size or hardware flag':<49} {docs}   target 0")
             print(f"  targets {'met' if ok else 'NOT met'}")
         if "verl-project/verl" in repos:
             print(f"\nverl-project/verl {W30} ({W30.isocalendar()[0]}-W{W30.isocalendar()[1]})")
@@ -234,7 +250,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.facts_flags", description=__doc__)
     parser.add_argument("--keep", type=Path, help="build here and keep it (default: a temp dir)")
     args = parser.parse_args(argv)
-    repos = [repo for repo, path in DATASETS.items() if path.is_file()]
+    found = datasets()
+    repos = list(found)
     if not repos:
         parser.error("no shared dataset found (../shared/datasets/ beside the clone)")
     home = args.keep or Path(tempfile.mkdtemp(prefix="prweekly-facts-"))
@@ -242,7 +259,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if not (home / "lake").exists():
             for repo in repos:
-                print(f"{repo}: {write_lake(home, repo, DATASETS[repo]):,} PRs into the lake")
+                print(f"{repo}: {write_lake(home, repo, found[repo]):,} PRs into the lake")
         warehouse = build_models(home)
         return 0 if report(warehouse, repos, time.perf_counter() - began) else 1
     finally:

@@ -91,6 +91,9 @@ def nodes() -> list[dict]:
         pr(21, "[docs] docs: rewrite the guide", at(21), [("docs/guide.md", 3000, M)]),
         pr(22, "[api] chore: regenerate clients", at(22),
            [("pkg/api/_generated_client.py", 5000, M), ("web/__snapshots__/a.snap", 900, M)]),
+        # a run script named for the hardware beside a docs fix: a recipe, not code for it
+        pr(23, "[doc] fix: correct a config key", at(23),
+           [("docs/algo/ppo.md", 10, M), ("recipe/dapo/run_dapo_npu.sh", 2, M)]),
     ]  # fmt: skip
 
 
@@ -130,6 +133,7 @@ def test_hardware_needs_files_for_it_or_a_description_that_targets_it(home: Path
         {"word": "ascend", "sentence": "Add GRPO Trainer support for Ascend NPU."},
     )
     assert 13 in found and 16 in found  # the title names the hardware
+    assert 23 not in found
 
 
 def test_dependency_changes_name_the_file_and_the_dependency(home: Path) -> None:

@@ -121,8 +121,8 @@ core_touches as (
 -- What the changed files say: code that tests would cover (not generated, not examples), docs
 -- and examples only; the lines of the files that say something about the change's size (not
 -- documentation, generated, data or vendored files) and how many of them were added; the
--- lines of the files for specific hardware (code, build, CI or scripts whose path names it,
--- not tests, docs or examples) against all such lines; and the dependency files by kind
+-- lines of the files for specific hardware (code, build or CI whose path names it, not tests,
+-- run scripts, docs or examples) against all such lines; and the dependency files by kind
 file_facts as (
     select
         repo,
@@ -136,13 +136,13 @@ file_facts as (
             as sized_additions,
         count(*) filter (where additions > 0 and not (is_doc or is_generated or is_data or is_vendored))
             as sized_files,
-        coalesce(sum(lines) filter (where not (is_doc or is_example or is_test)), 0) as platform_lines,
-        coalesce(sum(lines) filter (where hardware_word is not null and not (is_doc or is_example or is_test)), 0)
+        coalesce(sum(lines) filter (where not (is_doc or is_example or is_test or is_script)), 0) as platform_lines,
+        coalesce(sum(lines) filter (where hardware_word is not null and not (is_doc or is_example or is_test or is_script)), 0)
             as hardware_lines,
-        arg_max(path, lines) filter (where hardware_word is not null and not (is_doc or is_example or is_test))
+        arg_max(path, lines) filter (where hardware_word is not null and not (is_doc or is_example or is_test or is_script))
             as hardware_path,
-        arg_max(hardware_word, lines) filter (where hardware_word is not null and not (is_doc or is_example or is_test))
-            as hardware_path_word,
+        arg_max(hardware_word, lines) filter (where hardware_word is not null
+            and not (is_doc or is_example or is_test or is_script)) as hardware_path_word,
         -- a dependency list always says the dependencies changed; a lock file when it changed
         -- by at least a package's entry; a manifest or container build only with the title
         list(path order by path) filter (where dependency_kind = 'list'
@@ -429,9 +429,9 @@ keyed as (
         f.breaking_signal is not null or f.breaking_note is not null as breaking_change,
         coalesce(f.breaking_signal, 'description') as breaking_change_reason_key,
 
-        -- hardware: the title names it, the files for it (code, build, CI or scripts whose path
-        -- names it; not tests) hold hardware_min_share of the lines outside docs, examples and
-        -- tests, or the description targets it; never for documentation and examples alone
+        -- hardware: the title names it, the files for it (code, build or CI whose path names it;
+        -- not tests or run scripts) hold hardware_min_share of the lines outside docs, examples,
+        -- tests and scripts, or the description targets it; never for documentation alone
         case
             when f.docs_or_examples_only then false
             when f.title_hardware_word is not null then true
