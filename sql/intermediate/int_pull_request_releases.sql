@@ -10,7 +10,8 @@
 -- release) or a pre-release word (`pre_release` in the seed: rc, beta, dev, nightly, ...), so
 -- `Bump dev version` and `bump version to 0.10.0.dev` are not. `Bump numpy to 2.1` names a
 -- dependency, not a word of the seed, and is not either. `release_pre` keeps a pre-release
--- version bump or dev-version chore apart: a story groups it with the week's release.
+-- version bump or dev-version chore apart: a story groups it with the week's release. Only
+-- those PRs have a row (fct_pull_requests: not a release when none).
 with prs as (
     select repo, week_start, number, title
     from {{ ref('stg_pull_requests') }}
@@ -19,7 +20,7 @@ with prs as (
     {% endif %}
 ),
 
-vocabulary as (
+vocabulary_lists as (
     select
         (select list(distinct lower(word)) from {{ ref('release_words') }} where not pre_release)
             as release_words,
@@ -32,6 +33,13 @@ vocabulary as (
             as chore_words,
         (select list(distinct lower(tag)) from {{ ref('scope_tags') }} where kind <> 'language') as tags,
         (select list(distinct lower(tag)) from {{ ref('scope_tags') }} where kind = 'language') as languages
+),
+
+vocabulary as (
+    select
+        *,
+        list_distinct(list_concat(release_words, pre_release_words, chore_words, tags)) as allowed
+    from vocabulary_lists
 ),
 
 -- the title's words in lower case: `#N` references and gitmoji codes dropped, emoji and
@@ -53,33 +61,47 @@ words as (
     from prs p
 ),
 
+-- the words no vocabulary holds, and the versions; a title with more such words than a
+-- repository's name and a language is no release, and is not read further
+sorted_words as (
+    select
+        w.repo,
+        w.week_start,
+        w.number,
+        w.repo_key,
+        w.tokens,
+        list_filter(w.tokens, lambda t: regexp_matches(t, '^v?\d+(\.(\d+|x))+([-.+]?[a-z]+[.-]?\d*)?$'))
+            as versions,
+        list_filter(w.tokens, lambda t:
+            not list_contains(v.allowed, t)
+            and not regexp_matches(t, '^v?\d+(\.(\d+|x))+([-.+]?[a-z]+[.-]?\d*)?$')) as unknown_words,
+        list_has_any(w.tokens, v.pre_release_words) as has_pre_release_word
+    from words w
+    cross join vocabulary v
+    where len(w.tokens) <= 12
+),
+
 parsed as (
     select
         w.repo,
         w.week_start,
         w.number,
-        list_filter(w.tokens, lambda t: regexp_matches(t, '^v?\d+(\.(\d+|x))+([-.+]?[a-z]+[.-]?\d*)?$'))
-            as versions,
-        list_filter(w.tokens, lambda t:
-            not regexp_matches(t, '^v?\d+(\.(\d+|x))+([-.+]?[a-z]+[.-]?\d*)?$')
-            and not list_contains(v.release_words, t)
-            and not list_contains(v.pre_release_words, t)
-            and not list_contains(v.chore_words, t)
-            and not list_contains(v.tags, t)
+        w.versions,
+        w.has_pre_release_word,
+        list_filter(w.unknown_words, lambda t:
             -- a language beside the repository's name or a release word (`Python Polars
             -- 1.43.2`, `Rust release 0.55.x`); alone it is a toolchain's (`bump Go to v1.25`)
-            and not (list_contains(v.languages, t) and (
+            not (list_contains(v.languages, t) and (
                 list_has_any(w.tokens, ['release', 'released'])
                 or list_contains(list_transform(w.tokens, lambda x: regexp_replace(x, '[-_.]', '', 'g')), w.repo_key)))
             -- the repository's name, alone or with a language (`py-polars`)
             and regexp_replace(t, '[-_.]', '', 'g') <> w.repo_key
             and regexp_replace(regexp_replace(regexp_replace(t, '[-_.]', '', 'g'),
                 '^(py|python|rust|rs|js|ts|go|node)', ''), '(py|python|rust|rs|js|ts|go)$', '') <> w.repo_key
-            ) as other_words,
-        list_has_any(w.tokens, v.pre_release_words) as has_pre_release_word,
-        w.repo_key
-    from words w
+        ) as other_words
+    from sorted_words w
     cross join vocabulary v
+    where len(w.unknown_words) <= 3 and (len(w.versions) > 0 or w.has_pre_release_word)
 ),
 
 final as (
@@ -93,7 +115,7 @@ final as (
             and list_bool_and(list_transform(versions, lambda t:
                 regexp_full_match(t, 'v?\d+(\.(\d+|x))+') or regexp_matches(t, '[-.+]?post[.-]?\d*$')
             )) as is_release,
-        len(other_words) = 0 and (len(versions) > 0 or has_pre_release_word) as is_release_chore,
+        len(other_words) = 0 as is_release_chore,
         array_to_string(versions, ', ') as versions_text
     from parsed
 )
@@ -107,3 +129,4 @@ select
     -- a pre-release bump or a dev-version chore (`Bump dev version`): not a release itself
     is_release_chore and not is_release as is_release_pre
 from final
+where is_release_chore

@@ -24,9 +24,10 @@
 --                  restoration to the end of that window;
 --   shared_name    a name shared by two PRs of the week or more and distinctive: a word of
 --                  their titles written as a name in one of them at least (a capital inside
---                  the word or after the title's first word, a digit beside a letter, `_` or
---                  `.` inside: Qwen3.5, Ascend, AsyncGRPOTrainer, vllm_ascend), that is no type,
---                  verb, release, tag or stop word (seeds) nor the repository's name.
+--                  the word, a digit beside a letter, `_` or `.` inside: Qwen3.5, NCCL,
+--                  AsyncGRPOTrainer, vllm_ascend), or only capitalised after the title's first
+--                  word (Ascend) in story_plain_name_min_prs PRs or more, that is no type,
+--                  verb, release, tag, area or stop word (seeds) nor the repository's name.
 -- Distinctive: k of the week's n PRs carry it (k >= 2), h of the H PRs of the
 -- story_history_weeks weeks before, with h / H <= story_max_share and
 -- k / n >= story_min_lift x (h + 1) / (H + 1).
@@ -39,14 +40,16 @@ with recursive settings as (
         max(value) filter (where name = 'story_min_lift') as min_lift,
         max(value) filter (where name = 'story_max_share') as max_share,
         max(value) filter (where name = 'story_churn_min_lines') as churn_min_lines,
-        max(value) filter (where name = 'story_churn_max_changes') as churn_max_changes
+        max(value) filter (where name = 'story_churn_max_changes') as churn_max_changes,
+        max(value) filter (where name = 'story_plain_name_min_prs') as plain_name_min_prs
     from {{ ref('thresholds') }}
 ),
 
 prs as (
     select
         p.repo, p.week_start, p.number, p.merged_at, p.title, p.author, p.importance, p.areas, p.is_release,
-        p.release_version, p.reverts_number, r.is_release_pre, c.referenced_numbers
+        p.release_version, p.reverts_number, coalesce(r.is_release_pre, false) as is_release_pre,
+        c.referenced_numbers
     from (
         select
             repo, week_start, number, merged_at, title, author, importance, areas, is_release,
@@ -58,7 +61,7 @@ prs as (
               and {{ var('end_week') }}
         {% endif %}
     ) p
-    join (
+    left join (
         select repo, number, is_release_pre from {{ ref('int_pull_request_releases') }}
         {% if is_incremental() %}
         where {{ scoped('repo') }}
@@ -218,16 +221,21 @@ titles as (
 ),
 
 tags as (
-    select distinct
+    select
         t.repo, t.week_start, t.number, 'tag' as term_kind,
         regexp_replace(lower(trim(tag)), '\s+', ' ', 'g') as term,
         trim(tag) as spelling,
         -- a one-word tag in plain lower case is a category (`[env]`, `[cfg]`): a series tag has
         -- several words or is written as a name
-        contains(trim(tag), ' ')
-            or regexp_matches(trim(tag), '^.+[A-Z]|[A-Za-z]\d|\d[A-Za-z]|[A-Za-z0-9][_.][A-Za-z0-9]') as name_like
+        case
+            when contains(trim(tag), ' ')
+                 or regexp_matches(trim(tag), '^.+[A-Z]|[A-Za-z]\d|\d[A-Za-z]|[A-Za-z0-9][_.][A-Za-z0-9]') then 2
+            else 0
+        end as shape
     from titles t, unnest(list_concat(
-        flatten(list_transform(regexp_extract_all(t.title, '\[([^\]]+)\]', 1), lambda g: string_split(g, ','))),
+        case when contains(t.title, '[') then flatten(list_transform(
+            regexp_extract_all(t.title, '\[([^\]]+)\]', 1), lambda g: string_split(g, ',')
+        )) else [] end,
         string_split(t.scope, ',')
     )) as u(tag)  -- noqa: AL01, AL05, LT01
 ),
@@ -244,58 +252,50 @@ title_words as (
 ),
 
 names as (
-    select distinct
+    select
         repo, week_start, number, 'name' as term_kind,
         lower(trim(word, '.+')) as term,
         trim(word, '.+') as spelling,
-        regexp_matches(trim(word, '.+'), '^.+[A-Z]|[A-Za-z]\d|\d[A-Za-z]|[A-Za-z0-9][_.][A-Za-z0-9]')
-            or (regexp_matches(word, '^[A-Z][a-z]')
-                and not starts_with(before, chr(1)) and not regexp_matches(before, '[:.!?]\s*$'))
-            as name_like
+        -- 2: written as a name (a capital inside, a digit beside a letter, `_` or `.` inside);
+        -- 1: only capitalised after the title's first word (Ascend, but also User); 0: neither
+        -- (most words: lower case, no digit, `_` or `.`, told without a pattern)
+        case
+            when lower(word) = word and not contains(word, '_') and not contains(word, '.')
+                 and not regexp_matches(word, '[0-9]') then 0
+            when regexp_matches(trim(word, '.+'), '^.+[A-Z]|[A-Za-z]\d|\d[A-Za-z]|[A-Za-z0-9][_.][A-Za-z0-9]') then 2
+            when regexp_matches(word, '^[A-Z][a-z]')
+                 and not starts_with(before, chr(1)) and not regexp_matches(before, '[:.!?]\s*$') then 1
+            else 0
+        end as shape
     from title_words
+),
+
+terms as (
+    select * from tags
+    union all
+    select * from names
 ),
 
 -- words that are no name: type words, tags, area aliases, stop and release words, and (for
 -- words of a title, not tags) verbs
 not_names as (
-    select distinct lower(alias) as term, true as for_tags from {{ ref('change_type_aliases') }}
-    union
-    select distinct lower(tag), true from {{ ref('scope_tags') }}
-    union
-    select distinct lower(alias), true from {{ ref('area_aliases') }}
-    union
-    select distinct lower(word), true from {{ ref('story_words') }} where role = 'stop'
-    union
-    select distinct lower(word), true from {{ ref('release_words') }}
-    union
-    select distinct lower(verb), false from {{ ref('title_verbs') }}
-    union
-    select 'breaking', true
-),
-
-terms as (
-    select x.*
-    from (select * from tags union all select * from names) x
-    anti join (select term, bool_or(for_tags) as for_tags from not_names group by term) n
-        on n.term = x.term and (n.for_tags or x.term_kind = 'name')
-    where x.term <> ''
-      -- numbers, versions, sizes and `[i/N]` markers are no names
-      and not regexp_matches(x.term, '^v?[\d\s/.x+-]*$|^\d+[a-z]{0,2}$|^(\d+|n)\s*/\s*(\d+|n)$|^part\s*\d')
-      and regexp_replace(x.term, '[-_. ]', '', 'g') <> regexp_replace(lower(string_split(x.repo, '/')[2]), '[-_. ]', '', 'g')
-),
-
-week_terms as (
-    select
-        repo, week_start, term_kind, term,
-        count(distinct number) as k,
-        bool_or(name_like) as name_like,
-        -- the spelling most PRs write as a name, the first in order on a tie
-        first(spelling order by name_like desc, spelling_prs desc, spelling asc) as spelling
+    select term, bool_or(for_tags) as for_tags
     from (
-        select *, count(*) over (partition by repo, week_start, term_kind, term, spelling, name_like) as spelling_prs
-        from terms
-    ) s
-    group by repo, week_start, term_kind, term
+        select lower(alias) as term, true as for_tags from {{ ref('change_type_aliases') }}
+        union all
+        select lower(tag), true from {{ ref('scope_tags') }}
+        union all
+        select lower(alias), true from {{ ref('area_aliases') }}
+        union all
+        select lower(word), true from {{ ref('story_words') }} where role = 'stop'
+        union all
+        select lower(word), true from {{ ref('release_words') }}
+        union all
+        select lower(verb), false from {{ ref('title_verbs') }}
+        union all
+        select 'breaking', true
+    ) w
+    group by term
 ),
 
 week_counts as (
@@ -311,13 +311,41 @@ week_counts as (
     group by repo, week_start
 ),
 
--- the terms two PRs of a reported week share, with their history (terms of no such week are
--- not counted back)
+-- the terms of a reported week that one of its PRs writes as a name (and no word of the seeds
+-- above), then how many of its PRs carry them, written so or not
+named_keys as (
+    select distinct t.repo, t.week_start, t.term_kind, t.term
+    from terms t
+    semi join reported using (repo, week_start)
+    anti join not_names n on n.term = t.term and (n.for_tags or t.term_kind = 'name')
+    where t.shape > 0
+),
+
+week_terms as (
+    select
+        repo, week_start, term_kind, term,
+        count(distinct number) as k,
+        max(shape) as shape,
+        -- the spelling most PRs write as a name, the first in order on a tie
+        first(spelling order by shape desc, spelling_prs desc, spelling asc) as spelling
+    from (
+        select *, count(*) over (partition by repo, week_start, term_kind, term, spelling) as spelling_prs
+        from terms
+        semi join named_keys using (repo, week_start, term_kind, term)
+    ) s
+    group by repo, week_start, term_kind, term
+),
+
+-- the terms two PRs of a reported week share (a word only capitalised needs more PRs than one
+-- written as a name); numbers, versions, sizes, `[i/N]` markers and the repository's name are
+-- none
 shared_terms as (
     select t.*
     from week_terms t
-    join reported r using (repo, week_start)
-    where t.k >= 2 and t.name_like
+    where t.k >= 2 and (t.shape = 2 or (t.shape = 1 and t.k >= (select plain_name_min_prs from settings)))
+      and t.term <> ''
+      and not regexp_matches(t.term, '^v?[\d\s/.x+-]*$|^\d+[a-z]{0,2}$|^(\d+|n)\s*/\s*(\d+|n)$|^part\s*\d')
+      and regexp_replace(t.term, '[-_. ]', '', 'g') <> regexp_replace(lower(string_split(t.repo, '/')[2]), '[-_. ]', '', 'g')
 ),
 
 -- the areas of the repository's PRs, which a name or a one-word tag must not be
@@ -340,15 +368,17 @@ shared_keys as (
     select distinct repo, term_kind, term from shared_terms
 ),
 
+-- the PRs of every week that carry a shared term, however written
 term_history as (
     select
-        t.repo, t.week_start, t.term_kind, t.term, t.k,
-        sum(t.k) over (
-            partition by t.repo, t.term_kind, t.term order by t.week_start
+        repo, week_start, term_kind, term,
+        sum(count(distinct number)) over (
+            partition by repo, term_kind, term order by week_start
             range between to_weeks((select history_weeks from settings)) preceding and interval 1 day preceding
         ) as history_k
-    from week_terms t
+    from terms
     semi join shared_keys using (repo, term_kind, term)
+    group by repo, week_start, term_kind, term
 ),
 
 distinctive as (

@@ -200,21 +200,29 @@ final as (
         f.impact_claims,
         f.headline_claim,
         f.caveats,
-        rl.is_release,
+        coalesce(rl.is_release, false) as is_release,
         rl.release_version,
         f.summary,
         f.summary_source
     from kept f
     join flag_columns fc using (repo, number)
     left join pr_topics tp using (repo, number)
-    join releases rl using (repo, number)
+    left join releases rl using (repo, number)
 ),
 
 -- the week's threshold (see the header): of the importance of the PRs of the key_weeks weeks
 -- ending with it in ascending order, the value at key_percentile of the way (at least that
--- share of them are at or below it)
+-- share of them are at or below it); and the week's key_max_prs most important PRs. Worked out
+-- per week from its PRs' importance, then joined to them (no sort of the PRs' rows).
 week_importance as (
-    select repo, week_start, list(importance) as importances, max(importance) as week_top, count(*) as week_prs
+    select
+        repo,
+        week_start,
+        list(importance) as importances,
+        max(importance) as week_top,
+        count(*) as week_prs,
+        list(number order by importance desc, number asc)[1:(select cast(key_max_prs as integer) from key_settings)]
+            as week_leaders
     from final
     group by repo, week_start
 ),
@@ -229,64 +237,52 @@ week_windows as (
     from week_importance
 ),
 
-key_percentiles as (
-    select
-        w.repo,
-        w.week_start,
-        w.week_top,
-        w.window_importances[greatest(1, cast(ceil(s.key_percentile * len(w.window_importances)) as integer))]
-            as window_percentile,
-        w.week_prs >= s.key_min_week_prs as busy
-    from week_windows w
-    cross join key_settings s
-),
-
 week_thresholds as (
     select
-        k.*,
-        least(t.weight, greatest(s.key_floor, k.window_percentile)) as percentile_threshold,
-        k.busy and k.week_top < least(t.weight, greatest(s.key_floor, k.window_percentile)) as lowered,
-        case
-            when k.window_percentile >= t.weight then 'ceiling'
-            when k.window_percentile < s.key_floor then 'floor'
-            else 'percentile'
-        end as percentile_rule
-    from key_percentiles k
-    cross join key_settings s
-    cross join key_threshold t
-),
-
-key_windows as (
-    select
-        f.*,
-        w.* exclude (repo, week_start, week_top, window_percentile, busy),
-        w.week_top,
-        row_number() over (
-            partition by f.repo, f.week_start order by f.importance desc, f.number asc
-        ) as week_rank
-    from final f
-    join week_thresholds w using (repo, week_start)
-),
-
-keyed as (
-    select
-        * exclude (week_top, percentile_threshold, lowered, percentile_rule),
+        repo,
+        week_start,
+        week_leaders,
         case when lowered then week_top else percentile_threshold end as key_threshold,
-        case when lowered then 'week_top' else percentile_rule end as key_threshold_rule,
-        -- breaking changes and releases are key whatever their importance
-        case
-            when is_breaking then 'breaking'
-            when is_release then 'release'
-            when importance >= case when lowered then week_top else percentile_threshold end
-                 and week_rank <= (select key_max_prs from key_settings) then 'importance'
-        end as key_reason
-    from key_windows
+        case when lowered then 'week_top' else percentile_rule end as key_threshold_rule
+    from (
+        select
+            w.repo,
+            w.week_start,
+            w.week_leaders,
+            w.week_top,
+            least(t.weight, greatest(s.key_floor, p.window_percentile)) as percentile_threshold,
+            w.week_prs >= s.key_min_week_prs
+                and w.week_top < least(t.weight, greatest(s.key_floor, p.window_percentile)) as lowered,
+            case
+                when p.window_percentile >= t.weight then 'ceiling'
+                when p.window_percentile < s.key_floor then 'floor'
+                else 'percentile'
+            end as percentile_rule
+        from week_windows w
+        cross join key_settings s
+        cross join key_threshold t
+        cross join lateral (
+            select w.window_importances[
+                greatest(1, cast(ceil(s.key_percentile * len(w.window_importances)) as integer))
+            ] as window_percentile
+        ) p
+    ) k
 )
 
 select
-    keyed.* exclude (week_rank),  -- noqa: AM04
-    keyed.key_reason is not null as is_key
-from keyed
+    f.*,  -- noqa: AM04
+    k.key_threshold,
+    k.key_threshold_rule,
+    -- breaking changes and releases are key whatever their importance
+    case
+        when f.is_breaking then 'breaking'
+        when f.is_release then 'release'
+        when f.importance >= k.key_threshold and list_contains(k.week_leaders, f.number) then 'importance'
+    end as key_reason,
+    coalesce(f.is_breaking, false) or f.is_release
+        or (f.importance >= k.key_threshold and list_contains(k.week_leaders, f.number)) as is_key
+from final f
+join week_thresholds k using (repo, week_start)
 {% if is_incremental() %}
-where keyed.week_start between {{ var('start_week') }} and {{ var('end_week') }}
+where f.week_start between {{ var('start_week') }} and {{ var('end_week') }}
 {% endif %}
