@@ -262,3 +262,29 @@ def test_areas_name_code_the_pr_changes(tmp_path_factory: pytest.TempPathFactory
         9: ("root", "paths"),
         10: ("writer", "paths"),
     }
+
+
+def test_the_github_and_file_sources_tell_a_cut_list_alike(tmp_path: Path) -> None:
+    """GitHub lists at most 3,000 files: a PR whose list stops short of its changedFiles (250
+    of 300 here, the same mechanism) is cut whichever source read it."""
+    from datetime import UTC, datetime
+
+    from github_fakes import REPO as GITHUB_REPO
+    from github_fakes import FakeClock, make_pr, source_for
+
+    from orchestration.emulator import Emulator
+    from orchestration.sources.file import FileSource
+
+    monday = datetime(2026, 7, 20, tzinfo=UTC)
+    node = make_pr(7, monday, files=250)
+    node["files"]["totalCount"] = node["changedFiles"] = 300
+    clock = FakeClock()
+    with Emulator([node], clock=clock.time) as emu:
+        (via_github,) = source_for(emu, clock).fetch(
+            GITHUB_REPO, monday, datetime(2026, 7, 27, tzinfo=UTC)
+        )
+    dataset = tmp_path / "cut.jsonl"
+    dataset.write_text(json.dumps(node) + "\n", encoding="utf-8")
+    (via_file,) = FileSource(dataset).fetch(GITHUB_REPO, monday, datetime(2026, 7, 27, tzinfo=UTC))
+    rows = [to_row(n, GITHUB_REPO) for n in (via_github, via_file)]
+    assert [(len(r["files"]), r["changed_files"]) for r in rows] == [(250, 300), (250, 300)]
