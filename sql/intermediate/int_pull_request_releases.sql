@@ -15,8 +15,11 @@
 with prs as (
     select repo, week_start, number, title
     from {{ ref('stg_pull_requests') }}
+    -- a release names a version; a dev-version chore is a few words (`Bump dev version`): the
+    -- other titles are not read further
+    where (regexp_matches(title, '[0-9]') or length(title) <= 40)
     {% if is_incremental() %}
-    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
+      and {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
     {% endif %}
 ),
 
