@@ -25,9 +25,13 @@ REMOVAL_REACH = 4  # a removal's object stands within this many words after its 
 
 _MAKE_DEFAULT = re.compile(r"\bmak(?:e|es|ing) (?:\w+ ){1,4}(?:the )?default\b")
 _IDENTIFIERS = re.compile(r"[a-z0-9_]+(?:[.\-/][a-z0-9_]+)*")
+_CLASS_ENDS = ("trainer", "config", "backend", "engine", "worker")  # GFPOTrainer, a class
 _PASSIVE = frozenset(["is", "are", "was", "were", "been", "be", "now", "gets", "get"])
 _ELSEWHERE = frozenset(["in", "by", "from", "since", "upstream", "earlier", "previously", "before"])
-_BREAKING_TITLE = re.compile(r"\[\s*breaking\s*\]|^\s*\w+(?:\([^)]*\))?!:", re.IGNORECASE)
+# `[BREAKING]`, `[BREAKING config]`, `feat!:`, `fix(api)!:`, `depr(rust!,python):`
+_BREAKING_TITLE = re.compile(
+    r"\[\s*breaking\b|^\s*\w+(?:\([^)]*\))?!:|^\s*\w+\([^)]*!\s*[,)]", re.IGNORECASE
+)
 
 
 def _removal(sentence: str, vocab: Vocabulary) -> bool:
@@ -53,7 +57,9 @@ def _removal(sentence: str, vocab: Vocabulary) -> bool:
         else:
             continue
         plain_reach = " ".join(w for w in reach if "_" not in w and "." not in w)
-        if vocab.found("caveat_removal", plain_reach):
+        if vocab.found("caveat_removal", plain_reach) or any(
+            w.endswith(_CLASS_ENDS) for w in reach
+        ):
             # housekeeping anywhere in the sentence (a CI job's config, an unused helper)
             return not vocab.found("caveat_removal_exempt", " ".join(toks))
     return False
@@ -97,10 +103,10 @@ def caveats(doc: Doc, title: str, vocab: Vocabulary, repo: str) -> list[dict]:
     from orchestration.descriptions.change_sentence import complete_lead_in
 
     out: list[dict] = []
-    if not doc.blocks:
-        return _title_caveat(title, repo)
     counts = dict.fromkeys(CAVEAT_KINDS, 0)
-    skipped = _skipped_sections(doc, vocab) if len(doc.sections) > 1 else [False]
+    skipped = (
+        _skipped_sections(doc, vocab) if len(doc.sections) > 1 else [False] * len(doc.sections)
+    )
     for index, block in enumerate(doc.blocks):
         if (
             block.kind not in ("prose", "item", "box")
@@ -125,16 +131,37 @@ def caveats(doc: Doc, title: str, vocab: Vocabulary, repo: str) -> list[dict]:
                 if counts[kind] < MAX_PER_KIND and len(out) < MAX_CAVEATS:
                     out.append({"kind": kind, "sentence": _cut(sentence)})
                     counts[kind] += 1
-    if not counts["breaking"]:
-        out = _title_caveat(title, repo) + out
-    return out[:MAX_CAVEATS]
+    return (_title_caveats(title, vocab, repo, counts) + out)[:MAX_CAVEATS]
 
 
-def _title_caveat(title: str, repo: str) -> list[dict]:
-    """The title's `[BREAKING]` or `type!:` as a breaking caveat, when it has one."""
-    if title and ("[" in title or "!" in title) and _BREAKING_TITLE.search(title):
-        return [{"kind": "breaking", "sentence": _cut(plain(title, repo)), "title": True}]
-    return []
+def breaking_tag(title: str) -> bool:
+    """Does the title mark the change breaking (`[BREAKING]`, `type!:`)?"""
+    return ("[" in title or "!" in title) and _BREAKING_TITLE.search(title) is not None
+
+
+def _title_caveats(title: str, vocab: Vocabulary, repo: str, counts: dict[str, int]) -> list[dict]:
+    """What the title says that the description did not: a breaking change (`[BREAKING]`,
+    `type!:`, a removed or renamed trainer, option, ...) or a new default."""
+    if not title:
+        return []
+    from orchestration.descriptions.change_sentence import words_of_title
+
+    rest = words_of_title(title)
+    found = []
+    if not counts["breaking"] and (
+        breaking_tag(title)
+        or vocab.found("breaking", rest)
+        or vocab.found("caveat_breaking", rest)
+        or _removal(rest, vocab)
+    ):
+        found.append({"kind": "breaking", "sentence": _cut(plain(title, repo)), "title": True})
+    if not counts["default"] and (
+        "default" in rest.split()
+        or "defaults" in rest.split()
+        or vocab.found("caveat_default", rest)
+    ):
+        found.append({"kind": "default", "sentence": _cut(plain(title, repo))})
+    return found
 
 
 def _skipped_sections(doc: Doc, vocab: Vocabulary) -> list[bool]:

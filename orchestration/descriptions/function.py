@@ -13,10 +13,10 @@ import re
 import pyarrow as pa
 
 from orchestration.control_chars import strip_unsafe
-from orchestration.descriptions.caveats import caveats
+from orchestration.descriptions.caveats import breaking_tag, caveats
 from orchestration.descriptions.change_sentence import change_sentence, words_of_title
 from orchestration.descriptions.claims import impact_claims
-from orchestration.descriptions.markdown import MAX_BODY_CHARS, parse, words
+from orchestration.descriptions.markdown import MAX_BODY_CHARS, Doc, parse, words
 from orchestration.descriptions.vocabulary import Vocabulary, loaded, vocabulary
 
 CLAIM = pa.struct(
@@ -50,6 +50,7 @@ _EMPTY = {
     "caveats": [],
     "breaking_sentence": None,
 }
+_NO_DOC = Doc([], [])
 _FIGURE = re.compile(r"\d\s?(?:%|×|[xX]\b)|\d\s?(?:ms|s|min|h|[KMG]i?B)\s*(?:→|->|to\b)")
 
 
@@ -69,9 +70,10 @@ def describe(
     known = title_words if title_words is not None else words_of_title(title)
     summary, source = change_sentence(doc, known, vocab, repo) if doc.blocks else (None, None)
     claims, headline = impact_claims(doc, vocab, repo) if _FIGURE.search(text) else ([], None)
-    # a caveat's sentence holds one of the caveat phrases' longest words (or it is the title's tag)
-    maybe = doc.blocks and not vocab.caveat_words.isdisjoint(words(text).split())
-    found = caveats(doc, title, vocab, repo) if maybe or "!" in title or "[" in title else []
+    # a caveat's sentence holds one of the caveat phrases' longest words (or the title's tag)
+    in_body = bool(doc.blocks) and not vocab.caveat_words.isdisjoint(words(text).split())
+    in_title = title_may_say(title, vocab)
+    found = caveats(doc if in_body else _NO_DOC, title if in_title else "", vocab, repo)
     breaking = None
     for caveat in found:
         from_title = caveat.pop("title", False)
@@ -91,6 +93,11 @@ def describe(
     }
 
 
+def title_may_say(title: str, vocab: Vocabulary) -> bool:
+    """Could the title state a caveat (one of the caveat phrases' words, a breaking tag)?"""
+    return not vocab.caveat_words.isdisjoint(words(title).split()) or breaking_tag(title)
+
+
 def read_description(
     repo: pa.Array, title: pa.Array, title_words: pa.Array, body: pa.Array, seeds: pa.Array
 ) -> pa.Array:
@@ -101,14 +108,10 @@ def read_description(
     for r, t, w, b in zip(
         repo.to_pylist(), title.to_pylist(), title_words.to_pylist(), body.to_pylist(), strict=True
     ):
-        if not b:
-            found = (
-                _EMPTY
-                if not t or ("!" not in t and "[" not in t)
-                else describe(r or "", t, b, vocab, w)
-            )
-        else:
+        if b or (t and title_may_say(t, vocab)):
             found = describe(r or "", t or "", b, vocab, w)
+        else:
+            found = _EMPTY  # no description, and a title with no caveat in it
         for name, values in columns.items():
             values.append(found[name])
     return pa.StructArray.from_arrays(

@@ -9,7 +9,9 @@ from dataclasses import dataclass
 from orchestration.descriptions.markdown import Block, plain, words
 from orchestration.descriptions.vocabulary import Vocabulary
 
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+(?=[^a-z\s]|`)")
+# a full stop (and the emphasis it closes, `itself.**`) before the next sentence's start
+_MAYBE_END = re.compile(r"[.!?][*_]{0,3}\s|[。！？]")
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])[*_]{0,3}\s+(?=[^a-z\s]|`)")
 _ABBREVIATION = re.compile(
     r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|resp|no|fig|eq)\.|\b[A-Z]\.)$", re.I
 )
@@ -27,7 +29,7 @@ def split(text: str, repo: str) -> list[str]:
     """A block's text as plain sentences (a meant line break ends one, as a full stop does)."""
     out: list[str] = []
     for piece in text.split("\n"):
-        if ". " not in piece and "! " not in piece and "? " not in piece and "。" not in piece:
+        if not _MAYBE_END.search(piece):
             clean = plain(piece, repo)
             if clean:
                 out.append(clean)
