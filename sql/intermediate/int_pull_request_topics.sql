@@ -62,43 +62,29 @@ rules as (
     left join {{ ref('keywords') }} k on r.source = 'keywords' and k.signal = r.match
 ),
 
-vocabulary as (
-    select
-        list(distinct keyword) filter (where source = 'title' and not ends_with(keyword, '*')) as title_words,
-        list(distinct rtrim(keyword, '*')) filter (where source = 'title' and ends_with(keyword, '*'))
-            as title_prefixes,
-        list(distinct keyword) filter (where source = 'text') as text_words,
-        list(distinct keyword) filter (where source = 'area') as area_words,
-        list(distinct keyword) filter (where source = 'path') as path_words
-    from rules
-),
-
 -- a path word names a topic when it is in at least half of the PR's changed files; each
 -- distinct path is split once, however many PRs changed it
 path_hits as (
     -- the words of the folders and the file's name, not of its extension (`package.json`)
-    select p.repo, p.path, list_intersect(
-        list_distinct(regexp_split_to_array(regexp_replace(lower(p.path), '\.[^./]*$', ''), '[/._-]+')),
-        v.path_words) as words
-    from (select distinct repo, path from changed) p
-    cross join vocabulary v
+    select p.repo, p.path, p.word
+    from (
+        select repo, path, unnest(list_distinct(
+            regexp_split_to_array(regexp_replace(lower(path), '\.[^./]*$', ''), '[/._-]+'))) as word
+        from (select distinct repo, path from changed)
+    ) p
+    semi join rules r on r.source = 'path' and r.keyword = p.word
 ),
 
 path_words as (
-    select w.repo, w.number, list(w.word) as path_words
+    select w.repo, w.number, w.word
     from (
-        select repo, number, word, count(*) as n
-        from (
-            select c.repo, c.number, unnest(h.words) as word
-            from changed c
-            join path_hits h using (repo, path)
-            where len(h.words) > 0
-        )
-        group by repo, number, word
+        select c.repo, c.number, h.word, count(*) as n
+        from changed c
+        join path_hits h using (repo, path)
+        group by c.repo, c.number, h.word
     ) w
     join files f using (repo, number)
     where w.n * 2 >= f.files
-    group by w.repo, w.number
 ),
 
 -- the description's prose: paragraphs that are not quotes, check lists, comments or code
@@ -140,13 +126,16 @@ ngrams as (
             number,
             list_filter(regexp_split_to_array(title_text, '[^a-z0-9_+]+'), lambda x: x <> '') as w,
             list_filter(regexp_split_to_array(
-                regexp_replace(body_text, '(?m)^\s*#.*$', '', 'g'), '[^a-z0-9_+]+'), lambda x: x <> '') as b
+                -- headings left out (the regex only where there is a `#`)
+                case when contains(body_text, '#') then regexp_replace(body_text, '(?m)^\s*#.*$', '', 'g')
+                    else body_text end,
+                '[^a-z0-9_+]+'), lambda x: x <> '') as b
         from prose
     )
 ),
 
--- what each PR matched, one lookup per list: the keyword then names its topics below
-matched as (
+-- what each PR is, beside its words: its type, signal, version and files of one kind only
+facts as (
     select
         c.repo,
         c.number,
@@ -155,65 +144,81 @@ matched as (
         nullif(regexp_extract(c.title, '(?:^|[\s=<>(])(v?\d+(?:\.\d+)+(?:[.-]?rc\d*)?)', 1), '') as version,
         coalesce(f.docs_only, false) as docs_only,
         coalesce(f.ci_only, false) as ci_only,
-        coalesce(f.dependency_only, false) as dependency_only,
-        list_intersect(g.title_grams, v.title_words) as title_hits,
-        list_filter(g.title_grams, lambda x:
-            len(list_filter(v.title_prefixes, lambda p: starts_with(x, p))) > 0) as title_prefix_hits,
-        case when v.text_words is not null then list_intersect(g.text_grams, v.text_words) end as text_hits,
-        list_intersect(c.areas, v.area_words) as area_hits,
-        list_intersect(coalesce(pw.path_words, []), v.path_words) as path_hits
+        coalesce(f.dependency_only, false) as dependency_only
     from classified c
-    join ngrams g using (repo, number)
     left join files f using (repo, number)
-    left join path_words pw using (repo, number)
-    cross join vocabulary v
+),
+
+-- every word, phrase and fact of a PR that a rule may name, one row each (`step` is the
+-- rule's rank: the type, then the title, the description, areas, paths and files), so that
+-- all the rules that match a whole word are one lookup: a join on (source, keyword)
+tokens as (
+    select repo, number, 'type' as source, change_type as token, 1 as step
+    from facts where not docs_only
+    union all
+    select repo, number, 'signal', change_type_signal, 2 from facts
+    union all
+    select repo, number, 'title', unnest(title_grams), 2 from ngrams
+    union all
+    select repo, number, 'text', unnest(text_grams), 3 from ngrams
+    union all
+    select repo, number, 'area', unnest(areas), 4 from classified
+    union all
+    select repo, number, 'path', word, 5 from path_words
+    union all
+    select repo, number, 'files', 'docs', 6 from facts where docs_only
+    union all
+    select repo, number, 'files', 'ci', 6 from facts where ci_only
+    union all
+    select repo, number, 'files', 'dependency', 6 from facts where dependency_only
+),
+
+-- a title keyword ending in `*` names any phrase of as many words that starts so (`qwen*`
+-- names "qwen3", not "qwen3 vl"); the phrases are looked up by their first letters first
+prefixes as (
+    select
+        topic,
+        position,
+        rtrim(keyword, '*') as prefix,
+        length(keyword) - length(replace(keyword, ' ', '')) as spaces
+    from rules
+    where source = 'title' and ends_with(keyword, '*')
+),
+
+prefix_length as (
+    select coalesce(min(length(prefix)), 0) as letters from prefixes
 ),
 
 hits as (
-    select repo, number, topic, position, 1 as step, 'the change type is ' || change_type as evidence
-    from matched m join rules r on r.source = 'type' and r.keyword = m.change_type and not m.docs_only
+    select t.repo, t.number, r.topic, r.position, t.step, case t.source
+        when 'type' then 'the change type is ' || t.token
+        when 'signal' then 'the change type came from ' || t.token
+        when 'title' then 'the title says "' || t.token || '"'
+        when 'text' then 'the description says "' || t.token || '"'
+        when 'area' then 'area ' || t.token
+        when 'path' then 'changes a path with "' || t.token || '"'
+        when 'files' then 'changes ' || t.token || ' files only'
+    end as evidence
+    from tokens t
+    join rules r on r.source = t.source and r.keyword = t.token
     union all
-    select repo, number, topic, position, 2, 'the title says "' || h.hit || '"'
-    from (select repo, number, unnest(title_hits) as hit from matched) h
-    join rules r on r.source = 'title' and r.keyword = h.hit
+    select t.repo, t.number, p.topic, p.position, 2, 'the title says "' || t.token || '"'
+    from (select repo, number, unnest(title_grams) as token from ngrams) t
+    join prefixes p
+        on left(t.token, (select letters from prefix_length)) = left(p.prefix, (select letters from prefix_length))
+        and starts_with(t.token, p.prefix)
+        and length(t.token) - length(replace(t.token, ' ', '')) = p.spaces
     union all
-    select repo, number, topic, position, 2, 'the title says "' || h.hit || '"'
-    from (select repo, number, unnest(title_prefix_hits) as hit from matched) h
-    join rules r on r.source = 'title' and ends_with(r.keyword, '*') and starts_with(h.hit, rtrim(r.keyword, '*'))
-        -- as many words as the keyword: `qwen*` names "qwen3", not "qwen3 vl"
-        and length(h.hit) - length(replace(h.hit, ' ', '')) = length(r.keyword) - length(replace(r.keyword, ' ', ''))
-    union all
-    select repo, number, topic, position, 2, 'the change type came from ' || m.change_type_signal
-    from matched m join rules r on r.source = 'signal' and r.keyword = m.change_type_signal
-    union all
-    select repo, number, topic, position, 2, 'the title names version ' || m.version
-    from matched m join rules r on r.source = 'version'
-    where m.version is not null and m.change_type_signal <> 'title_release'
-    union all
-    select repo, number, topic, position, 3, 'the description says "' || h.hit || '"'
-    from (select repo, number, unnest(text_hits) as hit from matched) h
-    join rules r on r.source = 'text' and r.keyword = h.hit
-    union all
-    select repo, number, topic, position, 4, 'area ' || h.hit
-    from (select repo, number, unnest(area_hits) as hit from matched) h
-    join rules r on r.source = 'area' and r.keyword = h.hit
-    union all
-    select repo, number, topic, position, 5, 'changes a path with "' || h.hit || '"'
-    from (select repo, number, unnest(path_hits) as hit from matched) h
-    join rules r on r.source = 'path' and r.keyword = h.hit
-    union all
-    select repo, number, topic, position, 6, 'changes ' || r.keyword || ' files only'
-    from matched m
-    join rules r on r.source = 'files' and (
-        (r.keyword = 'docs' and m.docs_only) or (r.keyword = 'ci' and m.ci_only)
-        or (r.keyword = 'dependency' and m.dependency_only))
+    select f.repo, f.number, r.topic, r.position, 2, 'the title names version ' || f.version
+    from facts f join rules r on r.source = 'version'
+    where f.version is not null and f.change_type_signal <> 'title_release'
 ),
 
 defaults as (
-    select m.repo, m.number, r.topic, r.position, 7 as step,
-        'the change type is ' || m.change_type || ' and nothing else named a topic' as evidence
-    from matched m
-    join rules r on r.source = 'default' and r.keyword = m.change_type
+    select f.repo, f.number, r.topic, r.position, 7 as step,
+        'the change type is ' || f.change_type || ' and nothing else named a topic' as evidence
+    from facts f
+    join rules r on r.source = 'default' and r.keyword = f.change_type
     anti join hits h using (repo, number)
 ),
 
