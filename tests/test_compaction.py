@@ -175,3 +175,36 @@ def test_the_cli_compacts_every_repository_of_the_lake(
     assert main(["compact", "--repo", "acme/rocket"]) == 0
     assert "compacted 0 repositories; 1 already up to date" in capsys.readouterr().out
     assert main(["compact", "--repo", "not a repo"]) == 2
+
+
+def test_a_full_build_lists_the_lake_and_checks_its_copies_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both staging models read the lake's listing: at a million PRs each listing is 100,000
+    week files, so one build lists it once, and checks each copy once."""
+    from orchestration import lake_reader
+
+    lake = tmp_path / "lake"
+    write_sample(lake, "acme/rocket")
+    compact_repository(lake, "acme/rocket", today=AFTER_ALL)
+    listed, planned = [], []
+    for name, calls in (("list_week_files", listed), ("plan_full_read", planned)):
+        real = getattr(lake_reader, name)
+        monkeypatch.setattr(
+            lake_reader, name, lambda *a, real=real, calls=calls: calls.append(a) or real(*a)
+        )
+    with duckdb.connect(str(tmp_path / "w.duckdb")) as conn:
+        built = build(
+            conn,
+            load_project(SQL_DIR),
+            None,
+            select=["stg_weekly_partitions", "stg_pull_requests", "stg_pull_request_files"],
+            sources=lake_sources(lake, lake.parent),
+        )
+        (weeks,) = conn.execute("select count(*) from staging.stg_weekly_partitions").fetchone()
+    assert set(built.modes) == {
+        "stg_weekly_partitions",
+        "stg_pull_requests",
+        "stg_pull_request_files",
+    }
+    assert (len(listed), len(planned), weeks) == (1, 1, len(WEEKS))
