@@ -12,18 +12,7 @@
 -- dependency, not a word of the seed, and is not either. `release_pre` keeps a pre-release
 -- version bump or dev-version chore apart: a story groups it with the week's release. Only
 -- those PRs have a row (fct_pull_requests: not a release when none).
-with prs as (
-    select repo, week_start, number, title
-    from {{ ref('stg_pull_requests') }}
-    -- a release names a version; a dev-version chore is a few words (`Bump dev version`): the
-    -- other titles are not read further
-    where (regexp_matches(title, '[0-9]') or length(title) <= 40)
-    {% if is_incremental() %}
-      and {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
-    {% endif %}
-),
-
-vocabulary_lists as (
+with vocabulary_lists as (
     select
         (select list(distinct lower(word)) from {{ ref('release_words') }} where not pre_release)
             as release_words,
@@ -43,6 +32,22 @@ vocabulary as (
         *,
         list_distinct(list_concat(release_words, pre_release_words, chore_words, tags)) as allowed
     from vocabulary_lists
+),
+
+-- a release names a version (a digit); a dev-version chore a pre-release word (`Bump dev
+-- version`): the other titles are not read further
+prs as (
+    select p.repo, p.week_start, p.number, p.title
+    from {{ ref('stg_pull_requests') }} p
+    cross join vocabulary v
+    where (
+        regexp_matches(p.title, '[0-9]')
+        or list_bool_or(list_transform(v.pre_release_words, lambda w: contains(lower(p.title), w)))
+    )
+    {% if is_incremental() %}
+      and {{ scoped('repo', 'p.repo') }}
+      and p.week_start between {{ var('start_week') }} and {{ var('end_week') }}
+    {% endif %}
 ),
 
 -- the title's words in lower case: `#N` references and gitmoji codes dropped, emoji and
