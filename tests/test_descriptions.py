@@ -188,6 +188,25 @@ def test_a_change_between_two_measurements_is_a_claim() -> None:
     assert (head["value"], head["unit"], head["direction"]) == (1.118, "s", "lower")
 
 
+def test_a_column_measured_in_its_headers_unit_is_no_condition() -> None:
+    found = read(
+        "| Input | Median (ms) | Peak mem (GB) | vs baseline |\n|---|---|---|---|\n"
+        "| packse, 0.13 MB | 240 | 11.9 | 1.49x faster |\n"
+    )
+    assert found["headline_claim"]["condition"] == "packse, 0.13 MB"
+    assert found["headline_claim"]["sentence"].startswith("packse, 0.13 MB: Median (ms) 240")
+
+
+def test_a_slowdown_or_an_interval_is_no_headline() -> None:
+    found = read(
+        "With prefetch on, forward compute slows down ~8-14% due to HBM contention. "
+        "All rounds were faster, with a paired bootstrap 95% interval of 3.8% to 5.9% faster. "
+        "Python installs went from 11s -> 38s, slower."
+    )
+    assert found["headline_claim"]["figure"] == "5.9%"
+    assert "95% interval" in found["headline_claim"]["sentence"]  # as written
+
+
 # --- caveats -----------------------------------------------------------------------------------
 
 

@@ -193,7 +193,12 @@ def complete_lead_in(sentence: str, following: Block | None) -> str:
     adds), else ending in a full stop."""
     if following is not None and following.kind == "code":
         lines = [ln.strip() for ln in following.text.split("\n") if ln.strip()]
-        if lines and len(lines[-1]) <= 80:
+        # a short snippet's last line (a setting, a flag), not a document or a listing
+        if (
+            0 < len(lines) <= 6
+            and len(lines[-1]) <= 80
+            and not lines[-1].startswith(("-", "#", ">"))
+        ):
             return f"{sentence} {lines[-1]}."
     return sentence[:-1].rstrip() + "."
 

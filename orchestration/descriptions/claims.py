@@ -23,6 +23,7 @@ from orchestration.descriptions.figures import (
     PAIR,
     RELATIVE,
     SCALE,
+    UNIT_HEADER,
     accepted,
     clause_around,
     measured,
@@ -160,11 +161,12 @@ class _Reader:
         )
 
     def sentence(self, text: str) -> None:
-        text = EXCLUDED.sub("", text)
-        relative = [m for m in RELATIVE.finditer(text) if accepted(m, text)]
+        # a level (`95% CI`) blanked out, the offsets kept: the sentence is stored as written
+        masked = EXCLUDED.sub(lambda e: " " * len(e.group()), text)
+        relative = [m for m in RELATIVE.finditer(masked) if accepted(m, masked)]
         for m in relative:
-            clause = clause_around(text, m.start(), m.end())
-            near = text[max(0, m.start() - METRIC_REACH) : m.end() + METRIC_REACH]
+            clause = clause_around(masked, m.start(), m.end())
+            near = masked[max(0, m.start() - METRIC_REACH) : m.end() + METRIC_REACH]
             self.add(m, text, (clause, near), {})
         if relative:
             return
@@ -179,6 +181,8 @@ class _Reader:
                 continue
             ratio = to_number(b) * SCALE[ub] / (to_number(a) * SCALE[ua])
             metric = self.metric(clause_around(text, m.start(), m.end()), text) or unit_metric(ub)
+            if metric is not None and metric[0] == "speed-up":  # "faster", "slower" of two times
+                metric = unit_metric(ub) or metric
             if metric is None or abs(math.log(ratio or 1e-9)) < NOISE:
                 continue
             name, group, better = metric
@@ -206,8 +210,22 @@ class _Reader:
             return
         header, data = rows[0], [r for r in rows[1:] if any(r)]
         width = len(header)
-        columns = [j for j in range(width) if any(measured(r[j]) for r in data if j < len(r))]
-        keys = list(range(columns[0])) if columns else []
+        columns = [
+            j
+            for j in range(width)
+            if UNIT_HEADER.search(header[j]) or any(measured(r[j]) for r in data if j < len(r))
+        ]
+        # the key columns come before the first measured one; the first column names the case
+        # unless its header names a metric (`Input | Main | Optimized` with `packse, 0.13 MB`)
+        first = columns[0] if columns else 0
+        if (
+            first == 0
+            and width > 1
+            and not self.metric(header[0])
+            and not UNIT_HEADER.search(header[0])
+        ):
+            first = next((j for j in columns if j > 0), 1)
+        keys = list(range(first))
         excluded = {
             j
             for j in range(width)

@@ -23,7 +23,14 @@ _WHOLE_MULTIPLE_NEXT = re.compile(
     r"improvement|reduction|throughput|smaller|larger|bigger|cheaper)\b)",
     re.IGNORECASE,
 )
-EXCLUDED = re.compile(r"\d+(?:\.\d+)?\s?%\s*(?:CI|confidence|coverage)\b", re.IGNORECASE)
+# a level, not a change: `95% CI`, `95% confidence interval`, `80% coverage`, `95% interval`
+EXCLUDED = re.compile(
+    r"\d+(?:\.\d+)?\s?%\s*(?:CI|confidence|coverage|interval|bootstrap)\b", re.IGNORECASE
+)
+# a column measured in the unit its header names: `Median fwd+bwd (ms)`, `Peak mem (GB)`
+UNIT_HEADER = re.compile(
+    r"\((?:ms|µs|us|ns|s|sec|min|h|%|x|×|[KMGT]i?B|[KMGT]?B/s|tok/s|tokens/s)\)"
+)
 _SHARE = re.compile(r"\s+of\b")
 _CLAUSE = re.compile(r"[,;()]|\b(?:and|while|but|whereas)\b")
 SCALE = {  # a unit in its base unit

@@ -160,6 +160,7 @@ def vocabulary(text: str | None) -> Vocabulary:
     """The vocabulary of one seed text (`signal<TAB>phrase` lines)."""
     phrases: dict[str, list[str]] = {}
     verbs: set[str] = set()
+    not_verbs: set[str] = set()
     metrics: dict[str, tuple[str, str, str]] = {}
     for line in (text or "").split("\n"):
         signal, _, phrase = line.partition("\t")
@@ -172,13 +173,13 @@ def vocabulary(text: str | None) -> Vocabulary:
         normal = words(phrase)
         if not normal:
             continue
-        if signal == "change_verb":
-            verbs.add(normal.replace(" ", ""))
+        if signal in ("change_verb", "not_change_verb"):
+            (verbs if signal == "change_verb" else not_verbs).add(normal.replace(" ", ""))
         else:
             phrases.setdefault(signal, []).append(f" {normal} ")
     return Vocabulary(
         {s: tuple(sorted(set(p), key=lambda x: (-len(x), x))) for s, p in phrases.items()},
-        frozenset(verbs),
+        frozenset(verbs - not_verbs),
         {s: frozenset(x.split()[0] for x in p) for s, p in phrases.items()},
         {s: _by(p, lambda x: x.split()[0]) for s, p in phrases.items()},
         {s: frozenset(_key(x) for x in p) for s, p in phrases.items()},
