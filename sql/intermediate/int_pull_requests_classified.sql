@@ -57,6 +57,7 @@ vocabulary as (
         (select map(list(lower(code)), list(change_type)) from {{ ref('title_emoji') }}) as type_of_emoji_code,
         (select list({'emoji': emoji, 'change_type': change_type} order by length(emoji) desc, emoji)
          from (select distinct emoji, change_type from {{ ref('title_emoji') }})) as emoji_types,
+        (select list(distinct left(emoji, 1)) from {{ ref('title_emoji') }}) as emoji_firsts,
         (select list(distinct lower(tag)) from {{ ref('scope_tags') }}) as scope_tags,
         (select list(distinct lower(tag)) from {{ ref('scope_tags') }} where kind = 'language') as language_tags,
         (select list(distinct lower(word)) from {{ ref('release_words') }}) as release_words,
@@ -130,14 +131,16 @@ path_areas as (
 ),
 
 -- a gitmoji `:code:` or an emoji opening the title gives a type and is left out of the rest
+-- (the emoji are compared only with a title that opens with the first character of one)
 emoji_prefixes as (
     select
-        p.*,
+        p.* exclude (plain_title),
         nullif(regexp_extract(p.title, '^\s*:([a-z0-9_+-]+):', 1), '') as emoji_code,
-        replace(ltrim(p.title), chr(65039), '') as plain_title,
-        list_filter(v.emoji_types, lambda e:
-            starts_with(replace(ltrim(p.title), chr(65039), ''), e.emoji))[1] as emoji_match
-    from prs p
+        p.plain_title,
+        case when list_contains(v.emoji_firsts, left(p.plain_title, 1)) or list_contains(v.emoji_firsts, '') then
+            list_filter(v.emoji_types, lambda e: starts_with(p.plain_title, e.emoji))[1]
+        end as emoji_match
+    from (select *, replace(ltrim(title), chr(65039), '') as plain_title from prs) p
     cross join vocabulary v
 ),
 
@@ -333,22 +336,14 @@ modules as (
             }),
             lambda x: x.area <> '' and not list_contains(v.scope_tags, x.area)
                 -- the repository's name, alone or with a language (`py-polars`)
-                and not list_contains(
-                    list_concat([t.repo_key],
-                        list_transform(v.language_tags, lambda l: l || t.repo_key),
-                        list_transform(v.language_tags, lambda l: t.repo_key || l)),
-                    regexp_replace(x.area, '[-_. ]', '', 'g'))
+                and not {{ names_repository("regexp_replace(x.area, '[-_. ]', '', 'g')", 't.repo_key', 'v.language_tags') }}
         ) as named_area_items,
-        len(t.version_tokens) > 0
-            and coalesce(list_bool_and(list_transform(t.release_other_words, lambda w:
+        case when len(t.version_tokens) > 0 then
+            coalesce(list_bool_and(list_transform(t.release_other_words, lambda w:
                 list_contains(v.release_words, w)
-                or list_contains(
-                    list_concat([t.repo_key],
-                        list_transform(v.language_tags, lambda l: l || t.repo_key),
-                        list_transform(v.language_tags, lambda l: t.repo_key || l)),
-                    regexp_replace(w, '[-_. ]', '', 'g')))), true)
+                or {{ names_repository("regexp_replace(w, '[-_. ]', '', 'g')", 't.repo_key', 'v.language_tags') }})), true)
             and (len(t.release_other_words) > 0 or len(t.title_tokens) = len(t.version_tokens))
-            as is_release_title,
+        else false end as is_release_title,
         -- a language and a version, nothing else: a toolchain bump (`Rust 1.75`)
         len(t.version_tokens) > 0 and len(t.release_other_words) = 0
             and list_has_any(t.title_tokens, v.language_tags) as is_toolchain_title
@@ -407,6 +402,56 @@ described as (
             as description_fixes
     from modules m
     cross join vocabulary v
+),
+
+-- the PR beside its file signals and path areas (as the structs `f` and `pa`), with what they
+-- decide together: a plain join, which DuckDB streams (a lateral join made it keep a copy of
+-- every row, 5 GB at a million PRs)
+placed as (
+    select
+        p.*,
+        f,
+        pa,
+        -- a change without code is what its files are, whatever the title says: the kind the
+        -- title's type names if it changed any, else the kind with the most changed lines (CI,
+        -- then tests, then documentation on a tie)
+        struct_pack(non_code_type := case when not f.has_code and p.files_complete then
+            case
+                when f.changelog_only then 'chore'  -- release housekeeping
+                when p.title_type = 'ci' and f.ci_lines > 0 then 'ci'
+                when p.title_type = 'test' and f.test_lines > 0 then 'test'
+                when p.title_type = 'docs' and f.ci_lines + f.test_lines < f.total_lines then 'docs'
+                when f.ci_lines > 0 and f.ci_lines >= greatest(f.test_lines, f.total_lines - f.ci_lines - f.test_lines) then 'ci'
+                when f.test_lines > 0 and f.test_lines >= f.total_lines - f.ci_lines - f.test_lines then 'test'
+                else 'docs'
+            end
+            end) as k,
+        -- a title's tag is an area when it names a folder or module the files touch, or the area
+        -- of one (`[ci]` for .github/), compared without case and `-_. ` and as the start of a
+        -- folder's or name's word (`AsyncGRPO` names `async_grpo/`, `algo` `core_algos.py`), spelt
+        -- as the path area it names; a series name (`[sparse refactor]`) is not. With a cut or
+        -- unknown file list, kept.
+        struct_pack(named_areas := list_transform(
+            list_filter(
+                list_transform(p.named_area_items, lambda x: {
+                    'area': x.area, 'trusted': x.trusted, 'key': regexp_replace(x.area, '[-_. ]', '', 'g')}),
+                lambda x: x.trusted or not p.files_complete
+                    or contains(f.path_keys, '/' || x.key) or contains(f.path_keys, ':' || x.key)
+                    or list_contains(pa.path_area_keys, x.key)),
+            -- spelt as the path area it names, else as the tag when it separates its words
+            -- (`bundled-dev`, not `bundleddev`), else as the folder or module it names
+            lambda x: coalesce(
+                pa.all_path_areas[list_position(pa.path_area_keys, x.key)],
+                case when regexp_matches(x.area, '[-_]') then replace(x.area, '-', '_') end,
+                case when not x.trusted and p.files_complete and not contains(f.path_keys, '/' || x.area || '/') then
+                    list_filter(string_split(f.path_keys, '/'), lambda s:
+                        regexp_replace(s, '[-_. ]', '', 'g') = x.key)[1]
+                end,
+                x.area)
+        )) as na
+    from described p
+    left join file_signals f using (repo, number)
+    left join path_areas pa using (repo, number)
 ),
 
 classified as (
@@ -516,51 +561,8 @@ classified as (
         p.is_revert_title or p.revert_number_text is not null or p.revert_commit is not null
             as is_revert,
         p.referenced_numbers
-    from described p
+    from placed p
     cross join vocabulary v
-    left join file_signals f using (repo, number)
-    left join path_areas pa using (repo, number)
-    -- a change without code is what its files are, whatever the title says: the kind the
-    -- title's type names if it changed any, else the kind with the most changed lines (CI,
-    -- then tests, then documentation on a tie)
-    cross join lateral (
-        select case when not f.has_code and p.files_complete then
-            case
-                when f.changelog_only then 'chore'  -- release housekeeping
-                when p.title_type = 'ci' and f.ci_lines > 0 then 'ci'
-                when p.title_type = 'test' and f.test_lines > 0 then 'test'
-                when p.title_type = 'docs' and f.ci_lines + f.test_lines < f.total_lines then 'docs'
-                when f.ci_lines > 0 and f.ci_lines >= greatest(f.test_lines, f.total_lines - f.ci_lines - f.test_lines) then 'ci'
-                when f.test_lines > 0 and f.test_lines >= f.total_lines - f.ci_lines - f.test_lines then 'test'
-                else 'docs'
-            end
-        end as non_code_type
-    ) k
-    -- a title's tag is an area when it names a folder or module the files touch, or the area
-    -- of one (`[ci]` for .github/), compared without case and `-_. ` and as the start of a
-    -- folder's or name's word (`AsyncGRPO` names `async_grpo/`, `algo` `core_algos.py`), spelt
-    -- as the path area it names; a series name (`[sparse refactor]`) is not. With a cut or
-    -- unknown file list, kept.
-    cross join lateral (
-        select list_transform(
-            list_filter(
-                list_transform(p.named_area_items, lambda x: {
-                    'area': x.area, 'trusted': x.trusted, 'key': regexp_replace(x.area, '[-_. ]', '', 'g')}),
-                lambda x: x.trusted or not p.files_complete
-                    or contains(f.path_keys, '/' || x.key) or contains(f.path_keys, ':' || x.key)
-                    or list_contains(pa.path_area_keys, x.key)),
-            -- spelt as the path area it names, else as the tag when it separates its words
-            -- (`bundled-dev`, not `bundleddev`), else as the folder or module it names
-            lambda x: coalesce(
-                pa.all_path_areas[list_position(pa.path_area_keys, x.key)],
-                case when regexp_matches(x.area, '[-_]') then replace(x.area, '-', '_') end,
-                case when not x.trusted and p.files_complete and not contains(f.path_keys, '/' || x.area || '/') then
-                    list_filter(string_split(f.path_keys, '/'), lambda s:
-                        regexp_replace(s, '[-_. ]', '', 'g') = x.key)[1]
-                end,
-                x.area)
-        ) as named_areas
-    ) na
 )
 
 select * from classified
