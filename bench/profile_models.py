@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import resource
 import tempfile
 import threading
@@ -204,7 +205,9 @@ def split_ctes(sql: str) -> tuple[list[tuple[str, str]], str]:
     [(name, body)], rest. Strings, quoted names and comments are skipped over."""
     i, n, depth = 0, len(sql), 0
     ctes: list[tuple[str, str]] = []
-    start = sql.lower().index("with ") + 5
+    start = next(  # the first line that opens the with clause (a comment may say "with")
+        m.end() for m in re.finditer(r"(?im)^\s*with\s", sql)
+    )
     i = start
     name_at, body_at = start, None
     while i < n:
