@@ -139,10 +139,11 @@ def w30_checks(conn: duckdb.DuckDBPyConnection) -> list[tuple[str, str, bool]]:
         for n, what in ((RACE_FIX, "NCCL buffer race"), (STREAM_FIX, "CUDA stream sync"))
     ]  # fmt: skip
     report = render_week(load_week(conn, repo, W30))[f"{W30}.en.md"]
-    entries = report.split("## Key changes")[1].split("## Areas")[0].split("\n### ")
+    quotes = report.split("### What the key PRs' descriptions say")[1].split("\n### ")[0]
+    entries = quotes.split("\n- ")
     for number, figure in (SCHEDULING, SHARDED_DELTA):
         entry = next((e for e in entries if f"/pull/{number})" in e.split("\n")[0]), "")
-        quoted = [line for line in entry.splitlines() if line.startswith("- **Measured impact**")]
+        quoted = [part for part in entry.split("; **") if "Measured impact**" in part]
         bold = quoted and any(figure in part for part in quoted[0].split("**")[1::2])
         checks.append(
             (f"#{number}'s key-change entry quotes {figure} in bold",

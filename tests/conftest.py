@@ -21,6 +21,8 @@ SHARED = ROOT.parent / "shared"
 VERL_DATASET = SHARED / "datasets" / "verl-project__verl" / "pull_requests.jsonl.gz"
 SAMPLE_DATASET = ROOT / "orchestration" / "sample" / "acme__rocket.jsonl"
 VERL_RANGE = ("2024-10-28", "2026-08-17")  # every week of the shared verl dataset
+POLARS_DATASET = SHARED / "datasets" / "pola-rs__polars" / "pull_requests.jsonl.gz"
+POLARS_RANGE = ("2020-09-28", "2026-08-17")  # every week of the shared polars dataset
 
 
 @pytest.fixture(autouse=True)
@@ -85,6 +87,7 @@ _use_a_memory_temp_folder()
 # (see docs/testing.md); the others follow in file order.
 LONGEST_FIRST = (  # by --durations of `make test`; the verl readers last, once it is built
     "test_verl_history.py",
+    "test_report_history.py",  # builds the polars history (and reads verl's)
     "test_ui.py",  # mostly waits for Dagster's daemon (a turn every 30 s), leaving the CPU
     "test_operations.py",
     "test_reliability_crash.py",
@@ -173,6 +176,19 @@ def verl_history_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
         tmp_path_factory,
         "verl-history",
         lambda root: _built_home(root, "verl-project/verl", *VERL_RANGE, VERL_DATASET),
+    )
+
+
+@pytest.fixture(scope="session")
+def polars_history_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The whole polars history (308 weeks) built once from the shared file; tests only read
+    it."""
+    if not POLARS_DATASET.exists():
+        pytest.skip("the shared polars dataset is not beside the clone (../shared/datasets/)")
+    return built_once_per_run(
+        tmp_path_factory,
+        "polars-history",
+        lambda root: _built_home(root, "pola-rs/polars", *POLARS_RANGE, POLARS_DATASET),
     )
 
 

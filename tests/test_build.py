@@ -101,29 +101,14 @@ def test_reports_exist_in_both_languages_with_every_section(sample_build) -> Non
             assert str(reports / f"{week}.{lang}.md") in output
     en = (reports / "2026-07-20.en.md").read_text()
     zh = (reports / "2026-07-20.zh.md").read_text()
-    assert en.startswith("# acme/rocket weekly report · Week 30 of 2026")
-    assert zh.startswith("# acme/rocket 技术周报 · 2026 年第 30 周")
-    for heading in (
-        "Executive summary",
-        "Key changes",
-        "Areas and trends",
-        "Risks",
-        "Key PRs at a glance",
-        "Recommendations",
-        "Appendix",
-    ):
+    assert en.startswith("# `acme/rocket` weekly report · Week 30 of 2026")
+    assert zh.startswith("# `acme/rocket` 技术周报 · 2026 年第 30 周")
+    for heading in ("What happened", "Key stories", "Risks", "What to do", "Key PRs", "Appendix"):
         assert f"## {heading}" in en
-    for heading in (
-        "执行摘要",
-        "本周重点变化",
-        "模块与主题趋势",
-        "风险观察",
-        "重点 PR 速览",
-        "后续建议",
-    ):
+    for heading in ("本周概要", "重点故事", "风险", "后续建议", "重点 PR 一览", "附录"):
         assert f"## {heading}" in zh
     assert "10 pull requests merged this week" in en
-    assert "本周共合入 10 个 PR" in zh
+    assert "本周合并 10 个 PR" in zh
     assert "[#132](https://github.com/acme/rocket/pull/132)" in en
 
 

@@ -89,7 +89,7 @@ def test_the_markdown_report_has_only_prweeklys_elements_and_no_live_mention(
     shown = render_markdown(hostile_files[f"{WEEK}.{lang}.md"])
     assert EVIL_PATH in shown.code_text  # the whole path, in one code span
     assert {t for t, _ in shown.tags} <= {
-        "h1", "h2", "h3", "p", "ul", "ol", "li", "strong", "em", "code", "a", "img", "table",
+        "h1", "h2", "h3", "h4", "p", "ul", "ol", "li", "strong", "em", "code", "a", "img", "table",
         "thead", "tbody", "tr", "th", "td",
     }  # fmt: skip
     assert all(h.startswith(f"https://github.com/{REPO}/pull/") for h in shown.hrefs)

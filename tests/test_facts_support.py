@@ -146,9 +146,9 @@ def build_models(
 def english_in_risk_reasons(zh_markdown: str) -> list[str]:
     """The risk lines of a Chinese report whose composed part has English words: quotes, code
     spans (paths), PR numbers and names ([BREAKING], PR) are the PR's own and may."""
-    if "## 风险观察" not in zh_markdown:
+    if "### 风险标记明细" not in zh_markdown:
         return []
-    section = zh_markdown.split("## 风险观察")[1].split("\n## ")[0]
+    section = zh_markdown.split("### 风险标记明细")[1].split("\n### ")[0]
     found = []
     for line in section.splitlines():
         if not line.startswith("- [#") or "：" not in line:

@@ -207,7 +207,8 @@ def test_a_hostile_model_reaches_no_report_page_feed_or_payload(
     }
     assert found == set()
     zh = texts[str(home / "reports" / "verl-project__verl" / f"{MONDAY}.zh.md")]
-    assert zh.count("- **做了什么**：该 PR 是 ") >= 8  # the model's one good sentence is shown
+    # the model's one good sentence is shown, for each key PR (its story, the appendix's words)
+    assert zh.count("**说明**：该 PR 是 ") == 9 and zh.split("## 附录")[0].count("该 PR 是 ") >= 3
     assert "句无法由所引事实证实的表述已删去" in zh  # and the reader is told what was left out
 
 
@@ -247,7 +248,7 @@ def test_a_step_failing_every_way_writes_the_reports_and_says_what_happened(
     logs = _logs(home, result.run_id)
     assert "refused the schema in strict mode" in logs and "narrative not used for" in logs
     zh = (home / "reports" / "verl-project__verl" / f"{MONDAY}.zh.md").read_text("utf-8")
-    assert "语言模型 `robust`" in zh and "- **做了什么**：该 PR 是 " in zh
+    assert "语言模型 `robust`" in zh and "**说明**：该 PR 是 " in zh
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("PRWEEKLY_HOME", str(home))
         shown = [logs, json.dumps(metadata, default=str), *event_log(home), *everything_under(home)]

@@ -72,10 +72,11 @@ def test_the_marts_hold_what_the_report_prints(sample_home: Path) -> None:
     # the sample's history starts three weeks before: the average covers those three
     assert facts.key_threshold == 4.8 and facts.trailing_weeks == 3
     report = (sample_home / "reports" / "acme__rocket" / f"{week}.en.md").read_text()
-    summaries = [pr["summary"] for pr in facts.key_prs[:8] if pr["summary"]]
+    summaries = [pr["summary"] for pr in facts.key_prs[:5] if pr["summary"]]
     assert summaries
-    for summary in summaries:
-        assert f"- **What it does**: {md_inline(summary)}\n" in report
+    body = report.split("## Appendix")[0]
+    for summary in summaries:  # the English body tells each key PR's change as the mart has it
+        assert md_inline(summary).rstrip(".") in body
 
 
 def test_each_risk_flag_is_one_seed_row_and_one_sql_entry(sample_home: Path) -> None:

@@ -22,6 +22,8 @@ REPO = "verl-project/verl"
 # Latin words Chinese technical writing keeps as they are: the product's name, two terms, the
 # service that counted the week's PRs and the time zone of its count (the completeness stamp).
 ALLOWED = {"prweekly", "PR", "CI", "GitHub", "UTC"}
+# the feed format's name, and the language switch, which names the other language in its own
+ALLOWED |= {"Atom", "English"}
 WORD = re.compile(r"[A-Za-z][A-Za-z'’]*")
 NOT_WORDS = [
     re.compile(pattern)
@@ -93,6 +95,12 @@ def week_data(conn: duckdb.DuckDBPyConnection) -> dict[date, Quoted]:
     ).fetchall()
     for week, title, author, summary in rows:
         add(week, title, author, summary)
+    # a story's distinctive name (a model family, a platform, a tag, a file) is data too
+    stories = conn.execute(
+        "select week_start, evidence from marts.fct_weekly_stories where repo = ?", [REPO]
+    ).fetchall()
+    for week, evidence in stories:
+        add(week, evidence)
     # area names, also those of the eleven weeks before, which the chart shows
     areas = conn.execute(
         "select distinct week_start, unnest(areas) from marts.fct_pull_requests where repo = ? "

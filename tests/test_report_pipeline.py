@@ -63,7 +63,7 @@ def test_full_pipeline_writes_markdown_html_and_chart(home: Path, tmp_path: Path
     en = (reports / "2026-07-20.en.md").read_text()
     zh = (reports / "2026-07-20.zh.md").read_text()
     html = (reports / "2026-07-20.en.html").read_text()
-    assert "11 pull requests merged this week" in en and "本周共合入 11 个 PR" in zh
+    assert "11 pull requests merged this week" in en and "本周合并 11 个 PR" in zh
     assert "[#999](https://github.com/acme/rocket/pull/999)" in en
     assert "\\<script\\>alert(1)\\</script\\> \\| pipe newline \\`tick\\` 🚀" in en
     assert "Keeps the valve shut." in en  # from the body, not the 1 MB tail
@@ -77,7 +77,7 @@ def test_full_pipeline_writes_markdown_html_and_chart(home: Path, tmp_path: Path
         "Nothing merged in acme/rocket during Week 31 of 2026 (July 27 – August 2, 2026)."
         in empty_en
     )
-    assert "没有合入任何 PR" in empty_zh
+    assert "没有合并任何 PR" in empty_zh
     method = empty_en.split("How the figures are computed")[1]
     factors = ("size", "breadth", "type", "breaking", "core", "surface", "review", "dampener")
     for factor in factors:  # every factor the marts score, though no PR shows them this week

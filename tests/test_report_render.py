@@ -178,12 +178,15 @@ def test_an_empty_week_is_a_short_report_not_an_error(tmp_path: Path) -> None:
     en, zh = files[f"{WEEK}.en.md"], files[f"{WEEK}.zh.md"]
     assert "Nothing merged in acme/rocket during Week 30 of 2026 (July 20–26, 2026)." in en
     assert "The previous 4 weeks averaged 2.0 merged PRs a week." in en
-    assert "acme/rocket 在2026 年第 30 周（2026 年 7 月 20 日至 26 日）没有合入任何 PR。" in zh
-    assert "此前 4 周平均每周合入 2.0 个 PR。" in zh
+    assert "本周（2026 年 7 月 20 日至 26 日）没有合并任何 PR。" in zh
+    assert "此前 4 周平均每周合并 2.0 个。" in zh
     for text in files.values():
-        assert "## Key changes" not in text and "Appendix" not in text
+        assert "Key stories" not in text and "重点故事" not in text
         assert "areas.svg" not in text
-    assert "没有合入任何 PR" in files[f"{WEEK}.zh.html"]
+    for name in (f"{WEEK}.en.md", f"{WEEK}.zh.md"):  # the appendix holds the method only
+        appendix = re.split(r"^## .*(?:Appendix|附录)", files[name], flags=re.M)[1]
+        assert appendix.count("\n### ") == 1 and "| [#" not in appendix
+    assert "没有合并任何 PR" in files[f"{WEEK}.zh.html"]
     assert len(en) < 3000
 
 
@@ -211,28 +214,52 @@ def test_one_pr_week_has_every_section_in_both_languages(tmp_path: Path) -> None
     assert f"{WEEK}.areas.en.svg" in files and f"{WEEK}.areas.zh.svg" in files
     en, zh = files[f"{WEEK}.en.md"], files[f"{WEEK}.zh.md"]
     link = f"[#7](https://github.com/{REPO}/pull/7)"
-    for heading in ("Executive summary", "Key changes", "Areas and trends", "Risks"):
-        assert f"## {heading}" in en
-    assert "1 pull request merged this week, by 1 author, a first-time contributor." in en
-    assert "That is 50% fewer than the previous 4 weeks, which averaged 2.0 a week." in en
-    assert "Main risk: **code change without tests**, raised on 1 PR, a key PR." in en
-    assert "- **What it does**: Adds an adaptive throttle controller to the engine." in en
-    assert "Importance 7.5/10, #1 of 1 this week, from size: 1,520 changed lines (+2.8)" in en
-    assert "feature work of 1,500 lines of code with no test file changed" in en
-    assert "1,520 changed lines across 3 files" in en
-    assert f"1. **Code change without tests**: Add tests for {link}" in en
-    assert f"![Bar chart of merged PRs per area]({WEEK}.areas.en.svg)" in en
-    assert f"![各模块合入 PR 数柱状图]({WEEK}.areas.zh.svg)" in zh
-    assert f"| {link} | \\[engine\\] feat: change number 7 | 7.5 | engine / feature |" in en
-    assert "本周共合入 1 个 PR，来自 1 位作者（首次贡献）。" in zh
-    assert "比此前 4 周的平均水平（每周 2.0 个）少 50%。" in zh
-    assert "- **做了什么**：Adds an adaptive throttle controller to the engine." in zh
-    assert "重要度 7.5/10，本周排第 1/1，来自规模：1520 行改动（+2.8）" in zh
-    assert "新功能共 1500 行代码，未改动测试文件" in zh
-    assert f"1. **代码变更缺少测试**：在下次发布前为 {link} 补充测试" in zh
+    headings = re.findall(r"^## (.*)$", en, re.M)
+    assert headings[:6] == [
+        "What happened", "Key stories", "Risks", "What to do", "Key PRs",
+        "Appendix: every PR, scores and method",
+    ]  # fmt: skip
+    assert re.findall(r"^## (.*)$", zh, re.M)[:6] == [
+        "本周概要", "重点故事", "风险", "后续建议", "重点 PR 一览", "附录：全部 PR、计分与方法",
+    ]  # fmt: skip
+    body_en, appendix_en = en.split("## Appendix", 1)
+    body_zh, appendix_zh = zh.split("## 附录", 1)
+    assert (
+        "1 pull request merged this week, by 1 author, a first-time contributor, 50% fewer "
+        "than the previous 4 weeks' average of 2.0; it is a key PR." in body_en
+    )
+    assert f"The main open risk is {link}: 1,500 lines of code with no test file changed." in en
+    assert f"### 1. {link} \\[engine\\] feat: change number 7\n\n" in body_en
+    assert "Feature in `engine`, +1,500 −20 lines in 3 files. Adds an adaptive throttle" in en
+    assert f"1. {link} (feature in `engine`): 1,500 lines of code with no test file changed; " in en
+    assert (
+        "1. Add tests for the 3 files (+1,500 −20 lines) changed without one: "
+        f"{link} “\\[engine\\] feat: change number 7”." in en
+    )
+    assert f"![Bar chart of merged PRs per area]({WEEK}.areas.en.svg)" in body_en
+    assert f"![各模块合并 PR 数柱状图]({WEEK}.areas.zh.svg)" in body_zh
+    assert f"| {link} | \\[engine\\] feat: change number 7 | `engine` / feature | 7.5 |" in en
+    assert (
+        "本周合并 1 个 PR，来自 1 位作者（首次贡献），比此前 4 周的平均（每周 2.0 个）少 50%；"
+        in zh
+    )
+    assert "`engine` 模块的新功能，+1500 −20 行、3 个文件。" in body_zh
+    assert "Adds an adaptive throttle" not in body_zh  # the description's English: the appendix
+    assert "**描述原文**：“Adds an adaptive throttle controller to the engine.”" in appendix_zh
+    assert (
+        "1. 补上测试（+1500 −20 行、3 个文件，没有一个是测试文件）："
+        f"{link} “\\[engine\\] feat: change number 7”。" in body_zh
+    )
+    # the appendix keeps the scoring factors, the full reasons and the glossary
+    assert "Importance 7.5/10" not in body_en
+    assert f"{link} 7.5: size: 1,520 changed lines (+2.8)" in appendix_en
+    assert "feature work of 1,500 lines of code with no test file changed" in appendix_en
+    assert "**Code change without tests** (`missing_tests`)" in appendix_en
     html = files[f"{WEEK}.en.html"]
     assert '<a href="https://github.com/acme/rocket/pull/7">#7</a>' in html
     assert "<svg" in html and "<table" in html
+    assert '<details id="appendix">' in html
+    assert html.index('<details id="appendix">') > html.index('id="key-prs"')
     assert not re.search(r"<(link|script)\b|src=|@import|url\(", html)
 
 
@@ -298,27 +325,27 @@ def test_three_hundred_prs_stay_readable(tmp_path: Path) -> None:
         risks += [(flag, 1000 + n, f"reason {n}", WEEK) for flag in flags]
     files = render(build_warehouse(tmp_path / "w.duckdb", {**history(), WEEK: prs}, risks))
     en, zh = files[f"{WEEK}.en.md"], files[f"{WEEK}.zh.md"]
-    assert en.count("\n### ") - en.count("\n### How") <= 8 + 11  # key changes + risk groups
-    key_changes = en.split("## Key changes")[1].split("## Areas")[0]
-    assert key_changes.count("\n### ") == 8
-    assert "more key PRs are listed in the table below and in the appendix." in key_changes
-    glance = en.split("## Key PRs at a glance")[1].split("## Recommendations")[0]
-    assert glance.count("\n| [#") == 15
-    appendix = en.split("## Appendix")[1]
+    body, appendix = en.split("## Appendix", 1)
+    stories = body.split("## Key stories")[1].split("## Risks")[0]
+    assert stories.count("\n### ") == 5
+    risks_md = body.split("## Risks")[1].split("## What to do")[0]
+    assert len(re.findall(r"^\d+\. ", risks_md, re.M)) == 5
+    actions = body.split("## What to do")[1].split("## Key PRs")[0]
+    assert 1 <= len(re.findall(r"^\d+\. ", actions, re.M)) <= 5
+    glance = body.split("## Key PRs")[1]
+    assert glance.count("\n| [#") == 10
+    assert "more key PRs are in the appendix." in glance
+    assert len(body) < 8_000
     assert appendix.count("\n| [#") == 300
     assert zh.split("## 附录")[1].count("\n| [#") == 300
-    assert "All 300 pull requests, by importance." in en
-    risks_md = en.split("## Risks")[1].split("## Key PRs")[0]
-    assert "…and 2 more, listed in the appendix." in risks_md  # 10 per flag, 8 shown
-    recs = en.split("## Recommendations")[1].split("## Appendix")[0]
-    assert len(re.findall(r"^\d+\. ", recs, re.M)) == 11  # ten known flags and the unknown
-    assert "and 5 more" in recs
-    assert "Review [#1001](https://github.com/acme/rocket/pull/1001)" in recs
-    assert "for the mystery\\_flag flag." in recs
-    assert "针对“mystery\\_flag”标记复查" in zh
-    assert "more areas with fewer PRs are not listed." in en
+    assert "All 300 pull requests, by importance." in appendix
+    flags = appendix.split("### Risk flags in full")[1].split("### How the figures")[0]
+    assert "104 PRs carry at least one risk flag, in 11 classes." in flags
+    assert flags.count("\n- [#") == 104  # every flagged PR, the unknown flag's too
+    assert "reason 301" not in flags and "reason 150" in flags
     html = files[f"{WEEK}.en.html"]
-    assert html.split('id="appendix"')[1].count('<tr><td class="pr"><a href=') == 300
+    folded = html.split('<details id="appendix">')[1]
+    assert folded.count('<tr><td class="pr"><a href=') == 300
 
 
 def test_same_warehouse_gives_byte_identical_files(tmp_path: Path) -> None:

@@ -47,23 +47,32 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, str
 
 def test_one_author_one_key_pr_one_flag_read_as_one(reports) -> None:
     en = reports["week"][f"{WEEK}.en.md"]
-    assert "1 pull request merged this week, by 1 author, a first-time contributor." in en
-    assert "It reached the key-PR threshold of 5.0." in en
-    assert "raised on 1 PR, a key PR." in en
+    assert (
+        "1 pull request merged this week, by 1 author, a first-time contributor, 50% fewer "
+        "than the previous 4 weeks' average of 2.0; it is a key PR." in en
+    )
     zh = reports["week"][f"{WEEK}.zh.md"]
-    assert "本周共合入 1 个 PR，来自 1 位作者（首次贡献）。" in zh
-    assert "它达到了重点 PR 阈值（5.0 分）。" in zh
-    assert "涉及 1 个 PR，且为重点 PR。" in zh
+    assert (
+        "本周合并 1 个 PR，来自 1 位作者（首次贡献），比此前 4 周的平均（每周 2.0 个）少 50%；"
+        "它是重点 PR。" in zh
+    )
 
 
 def test_no_newcomers_says_nothing_about_them_and_all_reads_as_all(reports) -> None:
     en = reports["next"][f"{NEXT}.en.md"]
-    assert "7 pull requests merged this week, by 7 authors." in en
+    assert "7 pull requests merged this week, by 7 authors, " in en
     assert "of them new" not in en
-    assert "raised on 2 PRs, all of them key PRs." in en
     zh = reports["next"][f"{NEXT}.zh.md"]
-    assert "来自 7 位作者。" in zh and "首次贡献" not in zh
-    assert "涉及 2 个 PR，均为重点 PR。" in zh
+    assert "来自 7 位作者，" in zh and "首次贡献" not in zh
+    summary = zh.split("## 本周概要")[1].split("##")[0]
+    assert "；其中 4 个是重点 PR。" in summary
+
+
+def test_a_week_of_one_pr_without_flags_reads_as_one() -> None:
+    from orchestration.report.translator import Translator
+
+    assert Translator("zh", "md").n("sum_no_risk", 1) == "这个 PR 没有风险标记。"
+    assert Translator("en", "md").n("sum_no_risk", 2) == "None of the 2 PRs carries a risk flag."
 
 
 def test_prose_and_table_use_the_same_trend_words(reports) -> None:
@@ -88,4 +97,4 @@ def test_a_chart_of_one_week_says_so(tmp_path) -> None:
     files = render(build_warehouse(tmp_path / "w.duckdb", {WEEK: [pr_row(1, WEEK)]}))
     assert "Merged PRs this week by primary area:" in files[f"{WEEK}.en.md"]
     assert "last 1 weeks" not in files[f"{WEEK}.en.md"]
-    assert "本周合入的 PR，按主模块分色" in files[f"{WEEK}.zh.md"]
+    assert "本周合并的 PR，按主模块分色" in files[f"{WEEK}.zh.md"]

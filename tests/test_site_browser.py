@@ -1,5 +1,6 @@
-"""The site of a demo build, opened in Chromium: from the home page every report is reachable,
-every link between pages resolves, and no page is blank."""
+"""The site of a demo build, opened in Chromium: from each language's home page every report is
+reachable, every link between pages resolves, no page is blank, and a Chinese page is Chinese
+(`lang="zh-CN"`) and leads only to Chinese pages but for the language switch."""
 
 from __future__ import annotations
 
@@ -17,20 +18,27 @@ WEEKS = ["2026-06-29", "2026-07-06", "2026-07-13", "2026-07-20"]
 
 
 class _Page(HTMLParser):
-    """The links and the visible text of a DOM that Chromium dumped."""
+    """The links (the switch to the other language apart), the language and the visible text
+    of a DOM that Chromium dumped."""
 
     def __init__(self) -> None:
         super().__init__()
         self.links: list[str] = []
+        self.switches: list[str] = []  # rel="alternate" hreflang=…: the other language's page
         self.text: list[str] = []
+        self.lang = ""
         self._skip = 0
 
     def handle_starttag(self, tag: str, attrs: list) -> None:
         if tag in ("style", "script"):
             self._skip += 1
-        href = dict(attrs).get("href")
+        values = dict(attrs)
+        if tag == "html":
+            self.lang = values.get("lang") or ""
+        href = values.get("href")
         if tag == "a" and href:
-            self.links.append(href)
+            switch = values.get("rel") == "alternate" and values.get("hreflang")
+            (self.switches if switch else self.links).append(href)
 
     def handle_endtag(self, tag: str) -> None:
         if tag in ("style", "script"):
@@ -63,38 +71,59 @@ def _open(tmp_path: Path, url: str) -> _Page:
     return page
 
 
-def test_every_report_is_reachable_and_every_link_resolves(tmp_path: Path, demo_home: Path) -> None:
-    reports = demo_home / "reports"
-    home = (reports / "index.html").as_uri()
+HOMES = {"en": "index.html", "zh": "index.zh.html"}
+
+
+def _crawl(tmp_path: Path, start: str) -> dict[str, _Page]:
+    """Every page of the site `start` leads to through its links (not the language switch),
+    as Chromium reads it; each link and switch resolves to a file."""
     seen: dict[str, _Page] = {}
-    queue = [home]
-    while queue:  # every page of the site the home page leads to, as Chromium reads it
+    queue = [start]
+    while queue:
         url = queue.pop(0)
         if url in seen:
             continue
         seen[url] = page = _open(tmp_path, url)
-        assert len(" ".join(page.text)) > 300, f"{url} is (nearly) blank"
-        for href in page.links:
+        assert len(" ".join(page.text)) > 150, f"{url} is (nearly) blank"
+        for href in page.links + page.switches:
             target = urldefrag(urljoin(url, href)).url
             if urlparse(target).scheme != "file":
                 continue  # a PR on GitHub
             assert Path(urlparse(target).path).is_file(), f"{url} links {href}: no such file"
-            if target.endswith(".html") and target not in seen:
+            if target.endswith(".html") and target not in seen and href in page.links:
                 queue.append(target)
+    return seen
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_report_is_reachable_and_every_link_resolves(
+    tmp_path: Path, demo_home: Path, lang: str
+) -> None:
+    reports = demo_home / "reports"
+    other = "zh" if lang == "en" else "en"
+    home = (reports / HOMES[lang]).as_uri()
+    seen = _crawl(tmp_path, home)
     pages = {Path(urlparse(u).path).relative_to(reports).as_posix() for u in seen}
-    weeks = {f"{SLUG}/{w}.{lang}.html" for w in WEEKS for lang in ("en", "zh")}
-    assert pages == {"index.html", f"{SLUG}/index.html"} | weeks
+    weeks = {f"{SLUG}/{w}.{lang}.html" for w in WEEKS}
+    appendices = {f"{SLUG}/{w}.{lang}.appendix.html" for w in WEEKS}
+    assert pages == {HOMES[lang], f"{SLUG}/{HOMES[lang]}"} | weeks | appendices
+    # every page reached from this language's home is in this language
+    tag = "zh-CN" if lang == "zh" else "en"
+    assert {u: p.lang for u, p in seen.items() if p.lang != tag} == {}
     home_links = {urljoin(home, h) for h in seen[home].links}
     assert {(reports / w).as_uri() for w in weeks} <= home_links  # straight from the home page
+    for url, page in seen.items():  # the switch leads to the same page in the other language
+        name = Path(urlparse(url).path).name
+        twin = {HOMES[lang]: HOMES[other]}.get(name) or name.replace(f".{lang}.", f".{other}.")
+        assert [Path(h).name for h in page.switches] == [twin], (url, page.switches)
 
     for i, week in enumerate(WEEKS):  # each week page's own links, read from Chromium's DOM
-        for lang, other in (("en", "zh"), ("zh", "en")):
-            links = set(seen[(reports / SLUG / f"{week}.{lang}.html").as_uri()].links)
-            assert f"{week}.{other}.html" in links
-            if i > 0:
-                assert f"{WEEKS[i - 1]}.{lang}.html" in links
-            if i + 1 < len(WEEKS):
-                assert f"{WEEKS[i + 1]}.{lang}.html" in links
+        links = set(seen[(reports / SLUG / f"{week}.{lang}.html").as_uri()].links)
+        if i > 0:
+            assert f"{WEEKS[i - 1]}.{lang}.html" in links
+        if i + 1 < len(WEEKS):
+            assert f"{WEEKS[i + 1]}.{lang}.html" in links
+        assert f"{week}.{lang}.appendix.html" in links
 
 
 def test_the_home_page_renders_and_reports_say_github_counted_them(
@@ -118,3 +147,4 @@ def test_the_home_page_renders_and_reports_say_github_counted_them(
     assert re.search(r"Completeness: 10 of 10 merged PRs, counted by GitHub at \d{4}-", en)
     zh = (folder / "2026-07-20.zh.html").read_text(encoding="utf-8")
     assert re.search(r'<p class="stamp">完整性：共 10 / 10 个已合并 PR，由 GitHub 于 \d{4}-', zh)
+    assert re.search(r'<p class="footer">完整性：共 10 / 10 个已合并 PR，由 GitHub 于 \d{4}-', zh)

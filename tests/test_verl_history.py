@@ -112,12 +112,14 @@ def test_week_30_ranks_consequence_and_quotes_the_descriptions_evidence(verl_bui
     en = (report / f"{W30}.en.md").read_text(encoding="utf-8")
     entries = {
         int(e.split("/pull/")[1].split(")")[0]): e
-        for e in en.split("## Key changes")[1].split("## Areas")[0].split("\n### ")[1:]
+        for e in en.split("### What the key PRs' descriptions say")[1]
+        .split("\n### ")[0]
+        .split("\n- ")[1:]
     }
     assert "reduce **\\~15.3%** wall-clock time”" in entries[SCHEDULING]
     # the headline first, with the row's key cells and its column names
     assert re.search(
-        r"- \*\*Measured impact\*\*: “Qwen2\.5-32B \(2\+2, offload off\): "
+        r"\*\*Measured impact\*\*: “Qwen2\.5-32B \(2\+2, offload off\): "
         r"[^”]*speedup \*\*2\.3×\*\*”",
         entries[SHARDED_DELTA],
     )
@@ -199,4 +201,4 @@ def test_one_week_alone_compares_with_the_history_it_extracted(verl_builds, tmp_
     assert (authors, complete) == (19, True) and newcomers < authors
     assert query(home, summary) == [(authors, None, *rest, False)]
     report = (home / "reports" / "verl-project__verl" / "2026-07-20.en.md").read_text()
-    assert "19 authors." in report and "of them new" not in report
+    assert "by 19 authors, " in report and "of them new" not in report

@@ -8,12 +8,45 @@ PR (a box, a sentence, a note) stays as its author wrote it.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
+
+from orchestration.report.text import clean_text, short_title
+from orchestration.report.words import fields_of
 
 if TYPE_CHECKING:
     from orchestration.report.translator import Translator
 
 MAX_CLAIMS = 3  # impact claims quoted in one key change
+
+
+_MD_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>~])")
+_CODE = re.compile(r"`+([^`]*)`+")
+_EMPHASIS = re.compile(r"(?<![\w*\\])(\*{1,2}|_{1,2})(?=\S)(.+?)(?<=[^\s\\])\1(?![\w*])")
+
+
+def plain(text: Any) -> str:
+    """Text an author wrote in Markdown (a description's sentence, a table row) as the plain
+    text a reader sees: code marks, backslash escapes and emphasis marks gone, one line."""
+    value = _CODE.sub(r"\1", clean_text(text))
+    value = _EMPHASIS.sub(r"\2", value)  # before the escapes go: `\*` is no emphasis
+    return _MD_ESCAPE.sub(r"\1", value)
+
+
+def rich(t: Translator, text: Any) -> str:
+    """An author's Markdown sentence for the output: its code spans as code, the rest as the
+    plain text a reader sees (escaped for the format)."""
+    value, parts, last = clean_text(text), [], 0
+    for match in _CODE.finditer(value):
+        parts += [t.esc(plain(value[last : match.start()])), t.code(match.group(1))]
+        last = match.end()
+    parts.append(t.esc(plain(value[last:])))
+    return t.safe("".join(str(p) for p in parts))
+
+
+def short(title: Any) -> str:
+    """A PR's title without its tags and type prefix."""
+    return short_title(title)
 
 
 def quote(t: Translator, text: Any) -> str:
@@ -37,36 +70,49 @@ COUNT_FORMS = {
 }
 
 
-def _values(t: Translator, flag: str, evidence: dict, pr: dict) -> dict[str, Any]:
-    """Every placeholder a reason's form may use, from the evidence (and the PR's type)."""
+def _count(t: Translator, flag: str, e: dict, key: str) -> str:
+    form = "n_code_lines" if key == "lines" and flag == "missing_tests" else COUNT_FORMS[key]
+    value = e.get(key)
+    if isinstance(value, list):  # files by name
+        return t.join([t.code(v) for v in value])
+    return t.n(form, int(value or 0))
+
+
+def _more(t: Translator, flag: str, e: dict) -> str:
+    more = int(e.get("more") or 0)
+    return t.n(f"{flag}_more", more) if more and f"{flag}_more" in t.s else t.safe("")
+
+
+def values(
+    t: Translator, flag: str, evidence: dict, pr: dict, used: frozenset[str] | None = None
+) -> dict[str, Any]:
+    """The placeholders a reason's form may use (with `used`, only those), from the evidence
+    and the PR: a report words thousands of reasons, most of them with a value or two."""
     e = evidence
-    values: dict[str, Any] = {
-        "type": t.type_label(e.get("type") or pr["change_type"]),
-        "path": t.code(e.get("path") or ""),
-        "prefix": t.code(e.get("prefix") or ""),
-        "reverts": _prs(t, [e["reverts"]] if e.get("reverts") is not None else []),
-        "reverted_by": _prs(t, e.get("reverted_by")),
-        "unresolved": int(e.get("unresolved") or 0),
-        "follow_ups": t.join(
+    makers: dict[str, Any] = {
+        "type": lambda: t.type_label(e.get("type") or pr["change_type"]),
+        "path": lambda: t.code(e.get("path") or ""),
+        "prefix": lambda: t.code(e.get("prefix") or ""),
+        "reverts": lambda: _prs(t, [e["reverts"]] if e.get("reverts") is not None else []),
+        "reverted_by": lambda: _prs(t, e.get("reverted_by")),
+        "unresolved": lambda: int(e.get("unresolved") or 0),
+        "follow_ups": lambda: t.join(
             [
                 t.n("follow_up_item", item["days"], pr=t.safe(f"#{int(item['number'])}"))
                 for item in e.get("follow_ups") or []
             ]
         ),
+        "word_code": lambda: t.code(e.get("word") or ""),  # a keyword as the rule matched it
+        "additions": lambda: pr["additions"],
+        "deletions": lambda: pr["deletions"],
+        "changed_files": lambda: t.n("n_files", pr["changed_files"]),
+        "more": lambda: _more(t, flag, e),
     }
     for key in ("word", "box", "sentence", "note"):
-        values[key] = quote(t, e.get(key) or "")
-    for key, form in COUNT_FORMS.items():
-        if key == "lines" and flag == "missing_tests":
-            form = "n_code_lines"
-        value = e.get(key)
-        if isinstance(value, list):  # files by name
-            values[key] = t.join([t.code(v) for v in value])
-        else:
-            values[key] = t.n(form, int(value or 0))
-    more = int(e.get("more") or 0)
-    values["more"] = t.n(f"{flag}_more", more) if more and f"{flag}_more" in t.s else t.safe("")
-    return values
+        makers[key] = lambda key=key: quote(t, rich(t, e.get(key) or ""))
+    for key in COUNT_FORMS:
+        makers[key] = lambda key=key: _count(t, flag, e, key)
+    return {k: make() for k, make in makers.items() if used is None or k in used}
 
 
 def reason(t: Translator, flag: str, item: dict) -> str:
@@ -74,12 +120,13 @@ def reason(t: Translator, flag: str, item: dict) -> str:
     template = t.s["flag_reasons"].get(flag, {}).get(item.get("reason_key") or "")
     if template is None:
         return t.esc(item["reason"])
-    return t.fill(template, **_values(t, flag, item.get("evidence") or {}, item["pr"]))
+    used = fields_of(template)
+    return t.fill(template, **values(t, flag, item.get("evidence") or {}, item["pr"], used))
 
 
 def claim(t: Translator, found: dict) -> str:
     """One measured impact claim quoted as written, its figure in bold."""
-    sentence = t.esc(found.get("sentence") or "")
+    sentence = rich(t, found.get("sentence") or "")
     # the figure escaped as it reads inside a line, found again in the escaped sentence
     figure = str(t.esc("x " + str(found.get("figure") or "")))[2:]
     at = str(sentence).find(figure) if figure else -1

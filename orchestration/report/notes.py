@@ -74,12 +74,22 @@ def _report_link(t: Translator, week: date) -> str:
     return t.safe(f"[{label}]({href})")
 
 
+def stamp_block(t: Translator, notes: WeekNotes | None) -> str:
+    """The completeness stamp in full, as the appendix's method gives it."""
+    if notes is None:
+        return t.safe("")
+    if t.fmt == "html":
+        return t.safe(f'<p class="stamp">{stamp(t, notes)}</p>')
+    return stamp(t, notes)
+
+
 def notes_block(t: Translator, notes: WeekNotes | None) -> str:
-    """The stamp, the correction box and the earlier weeks' corrections, as one block."""
+    """The correction box and the earlier weeks' corrections, as one block (nothing in a week
+    that corrects nothing)."""
     if notes is None:
         return t.safe("")
     html = t.fmt == "html"
-    out = [f'<p class="stamp">{stamp(t, notes)}</p>' if html else str(stamp(t, notes))]
+    out: list[str] = []
     if box := notes.correction:
         title = t("corrected_title", date=box.since.date().isoformat())
         items = [change_text(t, c) for c in box.changes] or [t("change_none")]

@@ -1,5 +1,5 @@
-"""The sentences a report composes (`ReportText`): the executive summary, key changes' reasons
-and factors, area lines, risks and recommendations, assembled from a week's view.
+"""The sentences a report composes (`ReportText`): the body's through body.py, and the
+appendix's (every PR's factors, area lines, risk reasons, the method) here.
 
 Words, escaping, numbers and dates come from `Translator` (translator.py); the templates only
 lay these sentences out (render.py).
@@ -7,20 +7,12 @@ lay these sentences out (render.py).
 
 from __future__ import annotations
 
-import re
-from functools import lru_cache
-from string import Formatter
+from typing import Any
 
-from orchestration.report import evidence
+from orchestration.report import actions, body, evidence, slots
 from orchestration.report.translator import Translator
 from orchestration.report.view import MAX_AREA_PRS, ReportView
-
-
-@lru_cache(maxsize=512)
-def _fields(template: str) -> frozenset[str]:
-    """The names a `str.format` template fills (`{x.y}` and `{x[0]}` fill `x`)."""
-    fields = (field for _, field, _, _ in Formatter().parse(template) if field)
-    return frozenset(re.split(r"[.\[]", field, maxsplit=1)[0] for field in fields)
+from orchestration.report.words import fields_of
 
 
 class ReportText(Translator):
@@ -63,17 +55,11 @@ class ReportText(Translator):
         }
         for name, points in scored:
             template = names.get(name, name)
-            used = _fields(template)
+            used = fields_of(template)
             label = self.fill(template, **{k: v() for k, v in values.items() if k in used})
             key = "factor" if points > 0 else "factor_negative"
             parts.append(self(key, label=label, points=self.num(abs(points), 1)))
         return self.join(parts)
-
-    def recommendation(self, flag: str, prs: list[dict]) -> str:
-        template = self.s["recommendations"].get(flag)
-        if template is None:
-            return self("recommendation_unknown", prs=self.links(prs), flag=flag)
-        return self.fill(template, prs=self.links(prs))
 
     def method_factor(self, name: str, weights: dict[str, float]) -> str:
         template = self.s["factor_methods"].get(name)
@@ -87,71 +73,53 @@ class ReportText(Translator):
         except KeyError:  # a weight the seed no longer has
             return self.safe("")
 
-    # --- sentences shared by both formats ------------------------------------------------
-    def summary_paragraphs(self, v: ReportView) -> list[str]:
-        """The executive summary's prose: volume, then theme, areas and the main risk."""
-        f, s = v.facts, v.facts.summary
-        volume = [
-            self(
-                "summary_volume",
-                merged=self.n("n_prs", s["merged_prs"]),
-                authors=self.n("n_authors", s.get("authors") or 0),
-                # nothing when none is new, or when it is unknown (None: the history does not
-                # reach the repository's first PR, which `history_note` says)
-                new_authors=self.share(
-                    "new_authors", s.get("first_time_authors"), s.get("authors") or 0
-                ),
+    # --- the body (body.py words it; these are what the templates call) --------------------
+    def story_title(self, story) -> str | None:
+        return body.story_title(self, story)
+
+    def named_stories(self, v: ReportView) -> str:
+        return body.named_stories(self, v)
+
+    def risk_line(self, line) -> str:
+        return body.risk_line(self, line)
+
+    def action_refs(self, prs: list[dict]) -> str:
+        """PRs as an action names them: each linked, with its title as written."""
+        return actions.refs(self, prs)
+
+    def footer(self, v: ReportView, notes) -> str:
+        return body.footer(self, v, notes)
+
+    # --- the appendix ----------------------------------------------------------------------
+    def quotes(self, pr: dict, narrative: Any = None) -> str:
+        """What a key PR's description says, quoted as written: its change sentence, measured
+        claims and caveats, each labelled; first the model's words for it, if it wrote some."""
+        parts = []
+        told = (getattr(narrative, "prs", None) or {}).get(pr["number"]) or {}
+        claims = [c[self.lang] for c in told.get("summary") or [] if c.get(self.lang)]
+        if claims:
+            label = self.strong(self.s["model_summary"])
+            text = slots.linked(self, self.s["space"].join(claims), [])
+            parts.append(self.safe(f"{label}{self.s['colon']}{text}"))
+        if pr.get("summary"):
+            quoted = evidence.quote(self, evidence.rich(self, pr["summary"]))
+            parts.append(
+                self.safe(f"{self.strong(self.s['change_sentence'])}{self.s['colon']}{quoted}")
             )
-        ]
-        if v.volume_direction:
-            volume.append(
-                self.pick(
-                    "summary_vs_avg",
-                    v.volume_direction,
-                    pct=v.volume_change_pct or 0,
-                    weeks=f.trailing_weeks,
-                    avg=self.num(f.trailing_avg_prs, 1),
-                )
+        if pr.get("impact_claims"):
+            label = self.strong(self.s["measured_impact"])
+            parts.append(self.safe(f"{label}{self.s['colon']}{self.claims(pr)}"))
+        found = body.caveats(pr)
+        if found:
+            quoted = self.join(
+                [evidence.quote(self, evidence.rich(self, c.get("sentence") or "")) for c in found],
+                sep=self.s["watch_sep"],
             )
-        threshold = self.num(f.key_threshold, 1)
-        if f.key_prs:
-            volume.append(
-                self.share("summary_key", len(f.key_prs), len(f.prs), threshold=threshold)
-            )
-        theme = s.get("theme_zh") if self.lang == "zh" else s.get("theme")
-        context = []
-        if theme:
-            mix = self.join([self.type_count(k, n) for k, n in v.type_counts[:4]])
-            context.append(self("summary_theme", theme=self.strong(theme), mix=mix))
-        if v.areas:
-            items = [
-                self(
-                    "summary_area_item",
-                    area=a.area,
-                    n=a.pr_count,
-                    trend=self("summary_area_trend", trend=self.trend(a.trend))
-                    if a.trend in ("new", "rising", "falling")
-                    else self.safe(""),
-                )
-                for a in v.areas[:3]
-            ]
-            context.append(self("summary_areas", areas=self.join(items)))
-        if v.main_risk:
-            g = v.main_risk
-            key_part = self.share("summary_main_risk_key", g.key_count, len(g.items))
-            context.append(
-                self(
-                    "summary_main_risk",
-                    flag=self.strong(self.flag_inline(g.flag)),
-                    prs=self.n("n_prs_short", len(g.items)),
-                    key_part=key_part,
-                )
-            )
-        else:
-            context.append(self("summary_no_risk"))
-        space = "" if self.lang == "zh" else " "
-        paragraphs = [self.safe(space.join(volume)), self.safe(space.join(context))]
-        return paragraphs + ([note] if (note := self.history_note(v)) else [])
+            label = self.strong(self.s["caveats"])
+            parts.append(self.safe(f"{label}{self.s['colon']}{quoted}"))
+        if not parts:
+            return self("no_summary")
+        return self.join(parts, sep=self.s["watch_sep"])
 
     def history_note(self, v: ReportView) -> str | None:
         """From which week on the warehouse holds the repository's PRs, when that is not from
@@ -162,11 +130,6 @@ class ReportText(Translator):
         key = "history_note_short" if s.get("volume_trend") == "unknown" else "history_note"
         since = self.week_label(s["history_since"])
         return self(key, repo=v.facts.repo, since=since, weeks=v.facts.trailing_weeks)
-
-    def headlines_intro(self, v: ReportView) -> str:
-        if v.facts.key_prs:
-            return self("summary_headlines")
-        return self("summary_no_key", threshold=self.num(v.facts.key_threshold, 1))
 
     def area_sentence(self, a) -> str:
         line = self(
@@ -202,7 +165,3 @@ class ReportText(Translator):
         return self(
             "trends_rest", items=self.safe(("；" if self.lang == "zh" else "; ").join(parts))
         )
-
-    def watch(self, v: ReportView, pr: dict) -> str:
-        flags = v.pr_flags.get(pr["number"], [])
-        return self.join([self.flag(flag) for flag in flags], sep=self.s["watch_sep"])

@@ -44,6 +44,8 @@ class WeekFacts:
     factor_names: list[str] = field(default_factory=lambda: list(FACTORS))
     # the week's topics (fct_weekly_topics) with PRs, each with its PRs as `prs`, busiest first
     topics: list[dict] = field(default_factory=list)
+    # the week's stories (fct_weekly_stories), most important first; [] before they existed
+    stories: list[dict] = field(default_factory=list)
     # the language model's checked text for the week (orchestration.narrative), or None
     narrative: Any = None
 
@@ -110,6 +112,23 @@ def _topics(
     for topic in topics:
         topic["prs"] = [by_number[n] for n in topic["numbers"] if n in by_number]
     return topics
+
+
+def _stories(conn: duckdb.DuckDBPyConnection, repo: str, week_start: date) -> list[dict]:
+    """The week's stories (related PRs told once); [] for a warehouse built before them."""
+    try:
+        return _rows(
+            conn,
+            """
+            select *
+            from marts.fct_weekly_stories
+            where repo = ? and week_start = ?
+            order by importance desc, story_id
+            """,
+            [repo, week_start],
+        )
+    except duckdb.CatalogException:
+        return []
 
 
 def display_name(conn: duckdb.DuckDBPyConnection, repo: str) -> str:
@@ -221,4 +240,5 @@ def load_week(conn: duckdb.DuckDBPyConnection, repo: str, week_start: date) -> W
         ),
         factor_names=_factor_names(conn),
         topics=_topics(conn, repo, week_start, prs),
+        stories=_stories(conn, repo, week_start),
     )

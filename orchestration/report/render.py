@@ -14,24 +14,23 @@ from markupsafe import Markup
 
 from orchestration.config import TEMPLATES_DIR
 from orchestration.escaping.jinja import install
+from orchestration.report.actions import rule_actions
+from orchestration.report.body import story_sentences, summary_sentences
 from orchestration.report.charts import ChartText, area_chart_svg
-from orchestration.report.notes import WeekNotes, notes_block
+from orchestration.report.notes import WeekNotes, notes_block, stamp_block
 from orchestration.report.prose import ReportText
 from orchestration.report.queries import HISTORY_WEEKS, WeekFacts
+from orchestration.report.slots import BodyText, fill, model_titles
 from orchestration.report.text import clean_text, short_title
 from orchestration.report.translator import Translator, breakable, md_cell, md_inline
-from orchestration.report.view import (
-    MAX_AREA_PRS,
-    MAX_RISK_PRS,
-    MAX_TREND_ROWS,
-    ReportView,
-    build_view,
-)
-from orchestration.site.nav import week_nav
+from orchestration.report.view import MAX_AREA_PRS, MAX_TREND_ROWS, ReportView, build_view
+from orchestration.site.nav import appendix_nav, week_nav
 from orchestration.storage import Location, write_bytes
 
 LANGUAGES = ("zh", "en")
 FORMATS = ("md", "html")
+# where the appendix page holds the appendix (the report folds the same HTML)
+APPENDIX_START, APPENDIX_END = "<!-- prweekly:appendix -->", "<!-- /prweekly:appendix -->"
 
 
 def _environment(fmt: str) -> jinja2.Environment:
@@ -79,46 +78,107 @@ def render_chart(facts: WeekFacts, lang: str) -> str:
     return area_chart_svg(facts.history, facts.week_start, words, rising)
 
 
+def body_text(t: ReportText, v: ReportView) -> BodyText:
+    """The body's composed slots: the model's accepted text where it wrote one, else the
+    rule-built sentences (slots.py)."""
+    if v.is_empty:
+        return BodyText([], {}, {}, [])
+    titles = model_titles(t, v)
+    rules = BodyText(
+        summary=summary_sentences(t, v, titles),
+        stories={story.story_id: story_sentences(t, v, story) for story in v.stories},
+        titles=titles,
+        actions=rule_actions(t, v),
+    )
+    return fill(t, v, rules)
+
+
+def theme(t: ReportText, facts: WeekFacts, body: BodyText | None) -> str | None:
+    """The week's theme for the header, shown once: the mart's short phrase, unless the model
+    wrote the summary (which says the week's theme in its own words)."""
+    if body is not None and body.source.get("summary") == "model":
+        return None
+    value = facts.summary.get("theme_zh" if t.lang == "zh" else "theme")
+    return t.esc(value) if value else None
+
+
+def appendix_name(week_start: date, lang: str) -> str:
+    """The site's page of a week's appendix alone."""
+    return f"{week_start}.{lang}.appendix.html"
+
+
 def render(
     facts: WeekFacts,
     lang: str,
     fmt: str,
     view: ReportView | None = None,
     notes: WeekNotes | None = None,
+    page: str = "report",
+    chart_svg: str | None = None,
+    appendix: str | None = None,
 ) -> str:
+    """One file of the week: the report (`page` "report") in Markdown or HTML, or the site's
+    page of its appendix alone (`page` "appendix", HTML). `chart_svg` and `appendix` (the
+    appendix's HTML) are the ones `render_week` made once for the language's files."""
     view = view or build_view(facts)
-    template = environments()[fmt].get_template(f"report.{fmt}.j2")
+    env = environments()[fmt]
     t = ReportText(lang, fmt)
     nav = ""
     if notes is not None and fmt == "html":
-        nav = week_nav(facts.repo, facts.week_start, lang, notes.previous_week, notes.next_week)
-    chart_svg = render_chart(facts, lang) if facts.history and not view.is_empty else ""
-    return template.render(
-        t=t,
-        v=view,
-        f=facts,
-        s=facts.summary,
-        history_weeks=HISTORY_WEEKS,
-        chart_file=chart_name(facts.week_start, lang),
-        chart_svg=Markup(chart_svg),
-        max_area_prs=MAX_AREA_PRS,
-        max_risk_prs=MAX_RISK_PRS,
-        max_trend_rows=MAX_TREND_ROWS,
-        notes=notes_block(t, notes),
-        nav=Markup(nav),
-    )
+        previous, following = notes.previous_week, notes.next_week
+        if page == "appendix":
+            nav = appendix_nav(facts.repo, facts.week_start, lang)
+        else:
+            nav = week_nav(facts.repo, facts.week_start, lang, previous, following)
+    if chart_svg is None:
+        chart_svg = render_chart(facts, lang) if facts.history and not view.is_empty else ""
+    context = {
+        "t": t,
+        "v": view,
+        "f": facts,
+        "s": facts.summary,
+        "history_weeks": HISTORY_WEEKS,
+        "chart_file": chart_name(facts.week_start, lang),
+        "chart_svg": Markup(chart_svg),
+        "max_area_prs": MAX_AREA_PRS,
+        "max_trend_rows": MAX_TREND_ROWS,
+        "stamp": stamp_block(t, notes),
+        "nav": Markup(nav),
+    }
+    if fmt == "html" and appendix is None:
+        appendix = env.get_template("_appendix.html.j2").render(**context)
+    body = body_text(t, view) if page == "report" else None
+    context |= {
+        "appendix": Markup(appendix or ""),
+        "b": body,
+        "notes": notes_block(t, notes),
+        "footer": t.footer(view, notes),
+        "theme": theme(t, facts, body),
+        "appendix_page": appendix_name(facts.week_start, lang) if notes is not None else None,
+    }
+    return env.get_template(f"{page}.{fmt}.j2").render(**context)
 
 
 def render_week(facts: WeekFacts, notes: WeekNotes | None = None) -> dict[str, str]:
     """Every file of a week's report, by file name: Markdown and HTML per language, the chart;
-    with `notes`, the completeness stamp, corrections and the links to the weeks beside it."""
+    with `notes` (the site's), the completeness stamp, corrections, the links to the weeks
+    beside it and a page of the appendix alone per language."""
     view = build_view(facts)
     files: dict[str, str] = {}
+    week = facts.week_start
     for lang in LANGUAGES:
-        for fmt in FORMATS:
-            files[f"{facts.week_start}.{lang}.{fmt}"] = render(facts, lang, fmt, view, notes)
-        if facts.history and not view.is_empty:
-            files[chart_name(facts.week_start, lang)] = render_chart(facts, lang)
+        chart = render_chart(facts, lang) if facts.history and not view.is_empty else ""
+        files[f"{week}.{lang}.md"] = render(facts, lang, "md", view, notes, chart_svg=chart)
+        appendix = None
+        if notes is not None and not view.is_empty:
+            # the site's appendix page and the report's folded appendix are the same HTML
+            page = render(facts, lang, "html", view, notes, "appendix", chart)
+            files[appendix_name(week, lang)] = page
+            appendix = page.split(APPENDIX_START, 1)[1].split(APPENDIX_END, 1)[0]
+        files[f"{week}.{lang}.html"] = render(facts, lang, "html", view, notes, "report", chart,
+                                              appendix)  # fmt: skip
+        if chart:
+            files[chart_name(week, lang)] = chart
     return files
 
 

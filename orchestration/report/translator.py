@@ -69,6 +69,10 @@ def safe_url(url: Any) -> str | None:
     return http_url(url)
 
 
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:] if text[:1].islower() else text
+
+
 class Translator:
     """Per-language strings, number and date forms, and escaping for one output format."""
 
@@ -125,17 +129,34 @@ class Translator:
         form = forms["one"] if count == 1 else forms["other"]
         return self.fill(form, n=count, **values)
 
+    @staticmethod
+    def share_form(part: int, whole: int) -> str:
+        """Which form of a "some of them" phrase fits: only, all, one or other."""
+        if part >= whole:
+            return "only" if whole == 1 else "all"
+        return "one" if part == 1 else "other"
+
+    def sentence(self, clauses: list[Any], sep: str | None = None) -> str:
+        """Clauses (escaped or raw) as one sentence: joined by the language's clause separator
+        (or `sep`), their own end marks dropped, the sentence's end mark once."""
+        marks = ".。；;"
+        parts = [str(self._value(c)).rstrip(marks + " ") for c in clauses if c]
+        parts = [p for p in parts if p]
+        if self.lang == "en":  # each sentence starts with a capital (a clause only the first)
+            parts = [_capital(p) if i == 0 or sep is None else p for i, p in enumerate(parts)]
+        joined = (self.s["clause_sep"] if sep is None else sep).join(parts)
+        if not joined:
+            return self.safe("")
+        # a quotation that ends its own sentence ends this one too
+        done = re.search(r"[.!?。！？][”」\"]$", joined)
+        return self.safe(joined if done else joined + self.s["sentence_end"])
+
     def share(self, key: str, part: int | None, whole: int, **values: Any) -> str:
         """A "some of them" clause worded by how `part` relates to `whole`: `only` (the one
         there is), `all`, `one` or `other`; nothing when none, or when `part` is unknown."""
         if not part:
             return self.safe("")
-        forms = self.s[key]
-        if part >= whole:
-            form = forms["only"] if whole == 1 else forms["all"]
-        else:
-            form = forms["one"] if part == 1 else forms["other"]
-        return self.fill(form, n=part, **values)
+        return self.fill(self.s[key][self.share_form(part, whole)], n=part, **values)
 
     # --- numbers and dates --------------------------------------------------------------
     def num(self, value: Any, decimals: int | None = None) -> str:
@@ -235,6 +256,10 @@ class Translator:
         names = self.s["type_names"].get(change_type, {"one": change_type, "other": change_type})
         name = names["one"] if count == 1 else names["other"]
         return self("summary_mix_item", n=count, type=name)
+
+    def type_name(self, change_type: str) -> str:
+        """The change type's name for one PR told in a story (feature, fix; 新功能、缺陷修复)."""
+        return self.s["type_story"].get(change_type, change_type)
 
     def type_label(self, change_type: str) -> str:
         return self.s["type_names"].get(change_type, {}).get("label", change_type)

@@ -19,7 +19,13 @@ from orchestration.models.checks import blocked_weeks
 from orchestration.narrative.report import load_narrative
 from orchestration.report.publisher import ReportPublisher
 from orchestration.report.queries import load_week
-from orchestration.report.render import LANGUAGES, chart_name, render_week, write_atomic
+from orchestration.report.render import (
+    LANGUAGES,
+    appendix_name,
+    chart_name,
+    render_week,
+    write_atomic,
+)
 from orchestration.run_scope import RunScope
 from orchestration.storage import Location, delete, join, read_bytes
 from orchestration.warehouse import connect
@@ -48,9 +54,10 @@ def write_week(
     files = render_week(facts, notes)
     if publisher:
         publisher.rendered(repo, week, files)
-    # an empty week has no chart: drop one left from before, and the one chart for both
-    # languages that reports before per-language charts linked
-    for name in [*(chart_name(week, lang) for lang in LANGUAGES), f"{week}.areas.svg"]:
+    # an empty week has no chart and no appendix page: drop those left from before, and the
+    # one chart for both languages that reports before per-language charts linked
+    stale = [chart_name(week, lang) for lang in LANGUAGES] + [f"{week}.areas.svg"]
+    for name in stale + [appendix_name(week, lang) for lang in LANGUAGES]:
         if name not in files:
             delete(join(folder, name))
     written = {}

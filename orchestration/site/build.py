@@ -1,6 +1,8 @@
-"""Build the static site under the reports location: `index.html`, a page and two Atom feeds per
-repository, and current week links on every report page. Files are written only when their
-bytes change, each one atomically, so a reader (or `prweekly serve`) never sees half a page."""
+"""Build the static site under the reports location: a home page per language (`index.html` in
+English, `index.zh.html` in Chinese), a page per repository and language, two Atom feeds per
+repository, and current week links on every report page. Each page links pages of its own
+language only, but for the language switch. Files are written only when their bytes change,
+each one atomically, so a reader (or `prweekly serve`) never sees half a page."""
 
 from __future__ import annotations
 
@@ -14,10 +16,10 @@ import jinja2
 from orchestration.config import TEMPLATES_DIR, Settings
 from orchestration.escaping.jinja import install
 from orchestration.report.text import clean_text
-from orchestration.report.translator import safe_url, strings
+from orchestration.report.translator import Translator, safe_url, strings
 from orchestration.site.data import SiteRepo, load_site
 from orchestration.site.feeds import atom_feed
-from orchestration.site.nav import replace_nav, week_nav
+from orchestration.site.nav import OTHER_LANGUAGE, index_name, replace_nav, week_nav
 from orchestration.site.sparkline import sparkline_svg
 from orchestration.storage import Location, join, read_bytes, write_bytes
 from orchestration.warehouse import connect
@@ -28,7 +30,7 @@ LANGUAGES = ("en", "zh")
 @dataclass(frozen=True)
 class SiteResult:
     home: Location
-    pages: int  # the site's own pages (home, one per repository)
+    pages: int  # the site's own pages (home, one per repository), in every language
     feeds: int
     written: int  # files whose bytes changed, report pages' links included
 
@@ -44,13 +46,29 @@ def _environment() -> jinja2.Environment:
     )
     env.filters["clean"] = clean_text
     install(env)  # the escaping layer's filters (md, xml, html, ...)
-    env.globals.update(
-        spark=lambda r: sparkline_svg(r.spark),
-        week_label=lambda d: f"Week {d.isocalendar()[1]} of {d.isocalendar()[0]}",
-        week_short=lambda d: f"{d.isocalendar()[0]}-W{d.isocalendar()[1]:02d}",
-        flag_name=lambda flag: strings("en")["flag_names"].get(flag, flag),
-    )
     return env
+
+
+def _words(lang: str) -> dict:
+    """What a site page of `lang` needs beside its data: its strings, the translator (week
+    labels, plurals), the names of the pages and the other language."""
+    t = Translator(lang, "html")
+    site = strings(lang)["site"]
+    other = OTHER_LANGUAGE[lang]
+    return {
+        "t": t,
+        "w": site,
+        "lang": lang,
+        "lang_tag": strings(lang)["lang_tag"],
+        "index": index_name(lang),
+        "other": other,
+        "other_tag": strings(other)["lang_tag"],
+        "other_index": index_name(other),
+        "spark": lambda r: sparkline_svg(r.spark, site["spark"]),
+        "plural": lambda forms, n: (forms["one"] if n == 1 else forms["other"]).format(n=n),
+        "flag_name": lambda flag: strings(lang)["flag_names"].get(flag, flag),
+        "theme": lambda w: w.theme_zh if lang == "zh" else w.theme,
+    }
 
 
 def _write(path: Location, data: bytes) -> int:
@@ -98,9 +116,9 @@ def build_site(settings: Settings, say: Callable[[str], None] = print) -> SiteRe
         _links_of(r)
         folder = join(reports, r.slug)
         weeks = sorted(w.week_start for w in r.weeks)
-        page = env.get_template("site/repo.html.j2").render(r=r)
-        written += _write(join(folder, "index.html"), page.encode("utf-8"))
         for lang in LANGUAGES:
+            page = env.get_template("site/repo.html.j2").render(r=r, **_words(lang))
+            written += _write(join(folder, index_name(lang)), page.encode("utf-8"))
             markdown = {}
             for week in weeks:
                 text = read_bytes(join(folder, f"{week}.{lang}.md"))
@@ -108,6 +126,7 @@ def build_site(settings: Settings, say: Callable[[str], None] = print) -> SiteRe
             written += _write(join(folder, f"feed.{lang}.xml"), atom_feed(r, lang, markdown))
             written += _refresh_nav(folder, r, lang, weeks)
             feeds += 1
-    page = env.get_template("site/home.html.j2").render(repos=repos)
-    written += _write(home, page.encode("utf-8"))
-    return SiteResult(home, 1 + len(repos), feeds, written)
+    for lang in LANGUAGES:
+        page = env.get_template("site/home.html.j2").render(repos=repos, **_words(lang))
+        written += _write(join(reports, index_name(lang)), page.encode("utf-8"))
+    return SiteResult(home, len(LANGUAGES) * (1 + len(repos)), feeds, written)

@@ -27,7 +27,8 @@ class SiteWeek:
     theme_zh: str | None
     key: list[dict] = field(default_factory=list)  # number, title, url, importance
     risks: list[tuple[str, int]] = field(default_factory=list)  # flag, PRs; most first
-    editions: list[Edition] = field(default_factory=list)  # English ones, oldest first
+    # each language's editions, oldest first
+    editions: dict[str, list[Edition]] = field(default_factory=lambda: {"en": [], "zh": []})
 
 
 @dataclass
@@ -74,8 +75,8 @@ def _load_repo(
         if w is not None and len(w.risks) < TOP_RISKS:
             w.risks.append((flag, prs))
     for edition in read_editions(conn, repo):
-        if edition.lang == "en" and edition.week_start in by_week:
-            by_week[edition.week_start].editions.append(edition)
+        if edition.week_start in by_week:
+            by_week[edition.week_start].editions.setdefault(edition.lang, []).append(edition)
     last = weeks[0].week_start
     spark = [(row[0], row[1]) for row in reversed(summary) if row[0] <= last][-SPARK_WEEKS:]
     return SiteRepo(repo, display_name(conn, repo), repo_slug(repo), weeks, spark)

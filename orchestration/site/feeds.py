@@ -25,13 +25,14 @@ def entry_id(repo: str, week: date, lang: str) -> str:
 
 
 def summary_of(markdown: str | None, lang: str) -> str:
-    """The executive summary section of a report's Markdown, as plain paragraphs."""
+    """The "what happened" section of a report's Markdown, as plain paragraphs."""
     if not markdown:
         return ""
     heading = f"## {strings(lang)['h_summary']}\n"
     if heading not in markdown:
         return ""
     section = markdown.split(heading, 1)[1].split("\n## ", 1)[0]
+    section = re.sub(r"^!\[[^\]]*\]\([^)]*\)\s*$", "", section, flags=re.M)  # the chart
     text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", section)  # links: their text
     text = re.sub(r"\*\*([^*]*)\*\*", r"\1", text).replace("\\", "")
     return text.strip()
@@ -62,7 +63,8 @@ def atom_feed(r: SiteRepo, lang: str, markdown: dict[date, str | None]) -> bytes
     for w in r.weeks:
         # a report from before editions were kept: dated by the end of its week
         end = datetime.combine(w.week_start + timedelta(weeks=1), time())
-        updated = w.editions[-1].rendered_at if w.editions else end
+        editions = w.editions.get(lang) or []
+        updated = editions[-1].rendered_at if editions else end
         newest = max(newest, updated)
         entry = ET.Element(f"{{{ATOM}}}entry")
         week_label = words["week_label"].format(

@@ -1,5 +1,6 @@
 """The links at the top of a week's HTML report: the weeks beside it, the other language, the
-repository's page and the site's home.
+repository's page and the site's home, each page of the site in the report's language (only
+the language switch leads to the other one).
 
 The report asset writes them with the weeks reported so far; when a later week is reported, the
 site build rewrites only this block of the earlier pages (between its two markers), so the page
@@ -21,6 +22,12 @@ OTHER_LANGUAGE = {"en": "zh", "zh": "en"}
 _BLOCK = re.compile(re.escape(START) + r".*?" + re.escape(END), re.DOTALL)
 
 
+def index_name(lang: str) -> str:
+    """The name of the site's home and repository pages in `lang`: `index.html` in English,
+    `index.<lang>.html` in the others."""
+    return "index.html" if lang == "en" else f"index.{lang}.html"
+
+
 def week_nav(
     repo: str, week: date, lang: str, previous: date | None, following: date | None
 ) -> Markup:
@@ -30,7 +37,8 @@ def week_nav(
     if previous is not None:
         label = t("nav_previous", week=t.week_short(previous))
         links.append(f'<a rel="prev" href="{previous}.{lang}.html">{label}</a>')
-    links.append(f'<a href="index.html">{t("nav_all", repo=repo)}</a>')
+    index = index_name(lang)
+    links.append(f'<a href="{index}">{t("nav_all", repo=repo)}</a>')
     if following is not None:
         label = t("nav_next", week=t.week_short(following))
         links.append(f'<a rel="next" href="{following}.{lang}.html">{label}</a>')
@@ -38,7 +46,26 @@ def week_nav(
     links.append(
         f'<a rel="alternate" hreflang="{other}" href="{week}.{other}.html">{t("nav_other")}</a>'
     )
-    links.append(f'<a href="../index.html">{t("nav_home")}</a>')
+    links.append(f'<a href="../{index}">{t("nav_home")}</a>')
+    return _block(t, links)
+
+
+def appendix_nav(repo: str, week: date, lang: str) -> Markup:
+    """The links of a week's appendix page: back to its report, the other language's appendix,
+    the repository's page and the site's home."""
+    t = Translator(lang, "html")
+    other, index = OTHER_LANGUAGE[lang], index_name(lang)
+    links = [
+        f'<a href="{week}.{lang}.html">{t("appendix_back")}</a>',
+        f'<a href="{index}">{t("nav_all", repo=repo)}</a>',
+        f'<a rel="alternate" hreflang="{other}" href="{week}.{other}.appendix.html">'
+        f"{t('nav_other')}</a>",
+        f'<a href="../{index}">{t("nav_home")}</a>',
+    ]
+    return _block(t, links)
+
+
+def _block(t: Translator, links: list[str]) -> Markup:
     items = "".join(f"<li>{link}</li>" for link in links)
     label = t("nav_weeks")
     return Markup(f'{START}<nav class="weeks" aria-label="{label}"><ul>{items}</ul></nav>{END}')

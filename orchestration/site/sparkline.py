@@ -9,8 +9,12 @@ from markupsafe import Markup, escape
 WIDTH, HEIGHT, PAD = 132, 32, 3
 
 
-def sparkline_svg(points: list[tuple[date, int]]) -> Markup:
-    """The line, a dot on the last week, and a text alternative listing every value."""
+SPARK_LABEL = "Merged PRs, last {n} weeks ({first} to {last}): {values}"
+
+
+def sparkline_svg(points: list[tuple[date, int]], label: str = SPARK_LABEL) -> Markup:
+    """The line, a dot on the last week, and a text alternative listing every value (`label`,
+    in the page's language)."""
     if not points:
         return Markup("")
     values = [count for _, count in points]
@@ -23,8 +27,12 @@ def sparkline_svg(points: list[tuple[date, int]]) -> Markup:
     coords = " ".join(f"{x:.1f},{y:.1f}" for x, y in (xy(i, v) for i, v in enumerate(values)))
     last_x, last_y = xy(len(values) - 1, values[-1])
     label = escape(
-        f"Merged PRs, last {len(values)} weeks ({points[0][0]} to {points[-1][0]}): "
-        + ", ".join(str(v) for v in values)
+        label.format(
+            n=len(values),
+            first=points[0][0],
+            last=points[-1][0],
+            values=", ".join(str(v) for v in values),
+        )
     )
     return Markup(
         f'<svg class="spark" role="img" aria-label="{label}" width="{WIDTH}" height="{HEIGHT}" '
