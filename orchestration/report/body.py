@@ -63,10 +63,12 @@ def figure_phrase(t: Any, pr: dict, with_condition: bool = True) -> str | None:
     # a percentage says which way it went unless its sign does (`~15.3%` lower, `-40.45%`)
     direction = claim.get("direction") if claim.get("unit") == "%" else None
     signed = figure.lstrip("~≈约 ")[:1] in "+-−"
+    said = t.s["directions"].get(direction) if direction and not signed else None
+    if metric and said:
+        metric = t("metric_direction", metric=metric, direction=said)
     values = {
         "figure": t.strong(figure),
         "metric": metric or "",
-        "direction": t.s["directions"].get(direction, "") if direction and not signed else "",
         "condition": t("story_condition", condition=t.code(condition))
         if condition and with_condition
         else "",
@@ -142,6 +144,8 @@ def story_title(t: Any, story: Story) -> str | None:
     title = story.title_zh if t.lang == "zh" else story.title_en
     title = title or story.title_en or story.title_zh or story.story_id
     name = story.evidence or ""
+    if name and name not in title:  # a file the title names by its base name
+        name = name.rsplit("/", 1)[-1]
     if not name or name not in title or name.startswith("#"):
         return t.esc(title)
     # the story's name (a model family, a platform, a tag, a file) set as the name it is
