@@ -1,12 +1,16 @@
 """prweekly's Dagster instance stores a step's events for many partitions in one batch, and
-what it stores is what Dagster's own SQLite event log stores one event at a time."""
+what it stores is what Dagster's own SQLite event log stores one event at a time; its writes
+flush nothing to disk per event, and a watcher still sees them."""
 
 from __future__ import annotations
 
+import logging
+import time
 from pathlib import Path
 
 import dagster as dg
 import pytest
+from dagster._core.events.log import EventLogEntry
 
 from orchestration.config import load_settings
 from orchestration.event_log import BatchingSqliteEventLogStorage
@@ -115,3 +119,56 @@ def test_an_instance_an_older_prweekly_made_gets_the_batching_log(home: Path) ->
     instance = get_instance(settings)
     assert isinstance(instance.event_log_storage, BatchingSqliteEventLogStorage)
     assert (settings.dagster_home / "dagster.yaml").read_text(encoding="utf-8") == INSTANCE_YAML
+
+
+def _log_line(run_id: str, text: str) -> EventLogEntry:
+    return EventLogEntry(
+        error_info=None,
+        level=logging.INFO,
+        user_message=text,
+        run_id=run_id,
+        timestamp=time.time(),
+    )
+
+
+def test_events_are_committed_without_a_flush_and_the_connection_stays_open(
+    tmp_path: Path,
+) -> None:
+    storage = BatchingSqliteEventLogStorage(str(tmp_path))
+    for n in range(3):
+        storage.store_event(_log_line("run-a", f"line {n}"))
+    with storage.run_connection("run-a") as conn:
+        assert conn.exec_driver_sql("pragma journal_mode").scalar() == "wal"
+        assert conn.exec_driver_sql("pragma synchronous").scalar() == 1  # NORMAL
+    engine = storage._engines["run-a"]
+    assert engine.pool.checkedin() == 1  # kept: closing it would checkpoint the file
+    assert (tmp_path / "run-a.db-wal").exists()
+    assert [
+        r.event_log_entry.user_message for r in storage.get_records_for_run("run-a").records
+    ] == [
+        "line 0",
+        "line 1",
+        "line 2",
+    ]
+    storage.dispose()
+
+
+def test_a_watcher_in_another_process_sees_events_that_are_still_in_the_wal(
+    tmp_path: Path,
+) -> None:
+    """The UI watches a run's file while `prweekly build` writes it: the events reach the WAL
+    at once and the file itself only at a checkpoint."""
+    writer = BatchingSqliteEventLogStorage(str(tmp_path))
+    writer.store_event(_log_line("run-b", "before the watch"))
+    seen: list[str] = []
+    ui = BatchingSqliteEventLogStorage(str(tmp_path))
+    ui.watch("run-b", None, lambda entry, cursor: seen.append(entry.user_message))
+    try:
+        deadline = time.monotonic() + 20
+        writer.store_event(_log_line("run-b", "while watched"))
+        while "while watched" not in seen and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert "while watched" in seen
+    finally:
+        ui.dispose()
+        writer.dispose()
