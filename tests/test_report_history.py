@@ -133,6 +133,9 @@ def test_verl_week_30_measured_as_the_issue_measures_it(verl_history_home: Path)
     assert int(en.split()[0]) <= 8_000
     zh = body_of((folder / "2026-07-20.zh.md").read_text(encoding="utf-8"))
     assert "**\\~15.3%**" in zh  # #6556's figure
+    assert "`Qwen3.5` 相关的 2 个 PR" in zh and "`Ascend` 相关的 4 个 PR" in zh  # the stories
+    seventy = zh.split("### 3. [#7095]")[1].split("###")[0]  # its figure at M=8, its trade-off
+    assert "**1.679x**（`FSDP=1, Accumulation=8`）" in seventy and "有代价或取舍" in seventy
     actions = zh.split("## 后续建议")[1].split("## ")[0]
     items = re.findall(r"^\d+\. (.*)$", actions, re.M)
     assert 1 <= len(items) <= 5
