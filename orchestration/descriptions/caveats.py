@@ -26,7 +26,9 @@ REMOVAL_REACH = 4  # a removal's object stands within this many words after its 
 _MAKE_DEFAULT = re.compile(r"\bmak(?:e|es|ing) (?:\w+ ){1,4}(?:the )?default\b")
 _IDENTIFIERS = re.compile(r"[a-z0-9_]+(?:[.\-/][a-z0-9_]+)*")
 _CLASS_ENDS = ("trainer", "config", "backend", "engine", "worker")  # GFPOTrainer, a class
-_PASSIVE = frozenset(["is", "are", "was", "were", "been", "be", "now", "gets", "get"])
+_PASSIVE = frozenset(
+    ["is", "are", "been", "be", "now", "gets", "get"]
+)  # not `was`: "removed a while back"
 _ELSEWHERE = frozenset(["in", "by", "from", "since", "upstream", "earlier", "previously", "before"])
 # `[BREAKING]`, `[BREAKING config]`, `feat!:`, `fix(api)!:`, `depr(rust!,python):`
 _BREAKING_TITLE = re.compile(
@@ -168,7 +170,9 @@ def _skipped_sections(doc: Doc, vocab: Vocabulary) -> list[bool]:
     """Sections that tell the motivation or are a checklist (and those under them)."""
     skipped: list[bool] = []
     for section in doc.sections:
-        own = bool(section.title) and vocab.found("caveat_skip_heading", section.title) is not None
+        own = section.versioned or (
+            bool(section.title) and vocab.found("caveat_skip_heading", section.title) is not None
+        )
         skipped.append(own or (section.parent > 0 and skipped[section.parent]))
     return skipped
 

@@ -83,7 +83,7 @@ def section_roles(doc: Doc, vocab: Vocabulary) -> list[str]:
         if index == 0:
             roles.append("lead")
             continue
-        role = heading_role(vocab, section.title)
+        role = "skip" if section.versioned else heading_role(vocab, section.title)
         if role is None:
             role = roles[section.parent] if section.parent > 0 else "neutral"
         roles.append(role)

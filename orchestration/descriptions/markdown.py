@@ -27,6 +27,7 @@ _JOINING = word_set(
     "a an the of to in on at by for from with into and or but so as than that is are was be"
 )
 
+_VERSION = re.compile(r"\bv?\d+\.\d+(?:\.\d+)?\b")
 _COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.DOTALL)
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t#]*$")
 _BOLD_HEADING = re.compile(r"^(?:\*\*|__)([^*_\n]{1,80}?)(?:\*\*|__)\s*:?$")
@@ -51,6 +52,7 @@ class Section:
     title: str  # the heading in lower-case words ('' before the first heading)
     level: int  # 1-6 for `#` headings, 7 for a line in bold
     parent: int  # the enclosing section's index, -1 for none
+    versioned: bool = False  # it names a version (`v1.0.42`): a changelog's, quoted by a bot
 
 
 @dataclass(slots=True)
@@ -113,7 +115,9 @@ class _Reader:
         parent = len(self.sections) - 1
         while parent > 0 and self.sections[parent].level >= level:
             parent = self.sections[parent].parent
-        self.sections.append(Section(words(plain(title)), level, parent))
+        self.sections.append(
+            Section(words(plain(title)), level, parent, bool(_VERSION.search(title)))
+        )
 
     def add(self, kind: str, text: str, checked: bool = False) -> None:
         block = Block(kind, len(self.sections) - 1, text, checked, loose=self.blank)
