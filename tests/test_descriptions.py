@@ -237,7 +237,7 @@ def test_caveats_are_read_with_their_kind() -> None:
         ("The option was removed in upstream 0.18, so we follow.", False),
         ("No breaking changes.", False),
         ("Restores the find API which was removed a while back.", False),
-        ("### Release Notes\n\n### v0.30.0\n\n- Socket option IpTos has been renamed to Ipv4Tos", False),
+        ("### Release Notes\n\n### v0.30.0\n\n- Socket option IpTos has been renamed.", False),
         ("If this PR breaks any API (CLI arguments, config), add [BREAKING] to the title.", False),
     ],
 )
