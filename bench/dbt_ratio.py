@@ -1,10 +1,11 @@
 """The runner against dbt-duckdb on the same lakes, one after the other in one run.
 
-`python -m bench.dbt_ratio [--case verl|million] [--runs N] [--no-compare]` builds every model
-of `sql/` from an empty warehouse twice per run, each in a fresh child process: with the model
-runner (`orchestration.models.build.build`, as the Dagster assets call it) and with `dbt build`
-of the same seeds and models (no data tests; the project's shims, docs/runner.md). Both read
-what a full build reads, through the runner's own source hooks. Then:
+`python -m bench.dbt_ratio [--case verl|million] [--runs N] [--verl-runs N] [--no-compare]`
+builds every model of `sql/` from an empty warehouse twice per run, each in a fresh child
+process: with the model runner (`orchestration.models.build.build`, as the Dagster assets call
+it) and with `dbt build` of the same seeds and models (no data tests; the project's shims,
+docs/runner.md). Both read what a full build reads, through the runner's own source hooks.
+Then:
 
 - **one week**: the runner's one-week run on the warehouse it built (every incremental model
   for one repository's last week, planned as a Dagster run plans it, the ledger of modelled
@@ -171,7 +172,8 @@ def run_case(home: Path, repo: str, week: date, runs: int, compare: bool, log=pr
     return figures
 
 
-def run(cases: list[str], runs: int, compare: bool = True, log=print) -> dict:
+def run(cases: list[str], runs: int, compare: bool = True, log=print, verl_runs: int = 3) -> dict:
+    """Each case's figures; the million `runs` times, verl (a few seconds) `verl_runs`."""
     results: dict = {"when": datetime.now(UTC).strftime("%Y-%m-%d"), "cpu_count": os.cpu_count()}
     for case in cases:
         if case == "verl":
@@ -181,7 +183,7 @@ def run(cases: list[str], runs: int, compare: bool = True, log=print) -> dict:
             log("verl: the whole shared history")
             home = verl_home(log=log)
             week = date.fromisoformat(LAST_WEEK)
-            results["verl"] = run_case(home, VERL_REPO, week, runs, compare, log)
+            results["verl"] = run_case(home, VERL_REPO, week, verl_runs, compare, log)
         else:
             repos, weeks, prs = scale.SCALES["full"]
             home, _, _ = scale.ensure_lake(repos, weeks, prs, log=log)
@@ -227,11 +229,13 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     parser = argparse.ArgumentParser(prog="python -m bench.dbt_ratio", description=__doc__)
     parser.add_argument("--case", choices=["verl", "million"], action="append")
-    parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--runs", type=int, default=1, help="full builds of the million")
+    parser.add_argument("--verl-runs", type=int, default=3, help="full builds of verl")
     parser.add_argument("--no-compare", action="store_true")
     args = parser.parse_args(argv)
     log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
-    figures = run(args.case or ["verl", "million"], args.runs, not args.no_compare, log)
+    cases = args.case or ["verl", "million"]
+    figures = run(cases, args.runs, not args.no_compare, log, args.verl_runs)
     saved = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     saved["dbt_ratio"] = {**saved.get("dbt_ratio", {}), **figures}
     RESULTS.write_text(json.dumps(saved, indent=2) + "\n", encoding="utf-8")
