@@ -58,9 +58,8 @@ def dbt_executable() -> str:
     return found
 
 
-def dbt_env(home: Path, database: Path, work: Path, partial_parse: bool = False) -> dict[str, str]:
-    """The environment `profiles.yml` reads, with dbt's files kept out of the tree; without
-    `partial_parse`, dbt parses the whole project, as on a fresh clone."""
+def dbt_env(home: Path, database: Path, work: Path) -> dict[str, str]:
+    """The environment `profiles.yml` reads, with dbt's files kept out of the tree."""
     return {
         **os.environ,
         "PRWEEKLY_HOME": str(home),
@@ -68,7 +67,6 @@ def dbt_env(home: Path, database: Path, work: Path, partial_parse: bool = False)
         "DBT_TARGET_PATH": str(work / "target"),
         "DBT_LOG_PATH": str(work / "logs"),
         "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
-        "DBT_PARTIAL_PARSE": "true" if partial_parse else "false",
     }
 
 
@@ -79,7 +77,6 @@ def dbt_build(
     *,
     tests: bool = True,
     select: str | None = None,
-    partial_parse: bool = False,
 ) -> dict:
     """`dbt build` of the lake in `home` into `database` (every node, from an empty file; or
     only `select`, into the file as it is); dbt's own timings too."""
@@ -95,7 +92,7 @@ def dbt_build(
     done = subprocess.run(
         command,
         cwd=ROOT,
-        env=dbt_env(home, database, work, partial_parse),
+        env=dbt_env(home, database, work),
         capture_output=True,
         text=True,
     )

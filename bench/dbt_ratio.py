@@ -10,7 +10,7 @@ Then:
 - **one week**: the runner's one-week run on the warehouse it built (every incremental model
   for one repository's last week, planned as a Dagster run plans it, the ledger of modelled
   weeks recorded beforehand); dbt has no partitions, so its run of one week is a full build,
-  and the least a dbt invocation costs is shown as `dbt_floor` (load its saved parse, connect,
+  and the least a dbt invocation costs is shown as `dbt_floor` (parse the project, connect,
   list the lake, one small model);
 - **same rows**: every model and seed of the two warehouses compared row for row
   (`bench/dbt_check.py`), unless `--no-compare`.
@@ -63,9 +63,7 @@ def verl_home(dataset: Path = DEFAULT_DATASET, log=print) -> Path:
 
 def step_dbt(home: Path, database: Path, work: Path, select: str = "") -> dict:
     """`dbt build` of the seeds and models (or only `select`); its peak memory too."""
-    figures = dbt_check.dbt_build(
-        home, database, work, tests=False, select=select or None, partial_parse=True
-    )
+    figures = dbt_check.dbt_build(home, database, work, tests=False, select=select or None)
     figures["peak_mib"] = round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1)
     return figures
 
@@ -137,7 +135,6 @@ def run_case(home: Path, repo: str, week: date, runs: int, compare: bool, log=pr
         dbt_runs.append(_child("dbt", str(home), str(dbt_db), str(work)))
     runner, dbt = _median(runner_runs), _median(dbt_runs)
     log("  dbt floor: one small model ...")
-    # the same file and profile: dbt's saved parse of the project serves (a deployment keeps it)
     floor = _child("dbt", str(home), str(dbt_db), str(work), "stg_weekly_partitions")
     log(f"  one week ({repo} {week}): runner ...")
     week_figures = _child("week", str(home), str(runner_db), repo, week.isoformat())
