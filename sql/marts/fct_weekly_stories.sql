@@ -113,7 +113,9 @@ stories as (
         coalesce(list(number order by merged_at, number) filter (where not this_week), [])
             as earlier_numbers,
         first(number order by this_week desc, role = 'release' desc, importance desc, number asc) as lead_number,
-        avg(importance) filter (where this_week) as week_importance,
+        -- an exact decimal sum, then one division: the same figure whatever order the threads add in
+        cast(sum(cast(importance as decimal(18, 1))) filter (where this_week) as double)
+        / count(*) filter (where this_week) as week_importance,
         count(*) filter (where this_week) as week_prs,
         first(number order by merged_at, number) as first_number,
         list(number order by merged_at, number) filter (where role = 'revert') as revert_numbers,
