@@ -113,7 +113,7 @@ def test_a_release_opens_the_summary_and_leads_the_stories(tmp_path: Path) -> No
     summary = zh.split("## 本周概要")[1].split("## 重点故事")[0]
     assert summary.split("。")[1] == f"本周发布了 `v1.2.0`（{link(5)}）"
     assert re.findall(r"^### (.*)$", zh, re.M)[0] == "1. 发布 `v1.2.0`"
-    assert f"Released this week: `v1.2.0` ({link(5)})." in en
+    assert f"`v1.2.0` ({link(5)}) came out this week." in en
 
 
 HEADLINE = """

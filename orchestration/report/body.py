@@ -97,9 +97,10 @@ def pr_facts(t: Any, pr: dict, lead_in: str | None = None) -> str:
     matters and its caveats (in English also the change sentence as the description says it)."""
     breaking = t("story_breaking") if pr.get("is_breaking") else ""
     first = t("story_meta", what=type_phrase(t, pr), size=size_phrase(t, pr), breaking=breaking)
+    if pr.get("is_release") and pr.get("release_version"):  # a release says so first
+        version = t("story_release", version=t.code(pr["release_version"]))
+        first = t.safe(f"{version}{t.s['colon']}{first}")
     clauses = [first if lead_in is None else t.safe(f"{lead_in}{first}")]
-    if pr.get("is_release") and pr.get("release_version"):
-        clauses.append(t("story_release", version=t.code(pr["release_version"])))
     if t.lang == "en" and pr.get("summary"):
         clauses.append(evidence.rich(t, pr["summary"]))
     if figure := figure_phrase(t, pr):
