@@ -189,7 +189,7 @@ def test_the_model_fills_each_slot_and_names_each_pr_once(tmp_path: Path) -> Non
     summary = zh.split("## 本周概要")[1].split("## 重点故事")[0]
     assert f"本周 {link(1)} 引入自适应节流；{link(2)} 和 {link(3)} 修复 Qwen3.5。" in summary
     assert "主题" not in zh.split("## ")[0]  # the model's summary says the theme, once
-    assert f"### 1. {link(1)} \\[engine\\] feat: adaptive throttle · 自适应节流" in zh
+    assert f"### 1. {link(1)} 自适应节流 · \\[engine\\] feat: adaptive throttle" in zh
     assert "节流控制器按负载调节`thrust`。" in zh
     assert f"{link(2)} 修复注意力，{link(3)} 修复 LoRA。" in zh
     assert f"1. 为 {link(1)} 补一个负载突变的测试。（{link(2)}）" in zh  # #1 not named twice
