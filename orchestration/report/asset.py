@@ -60,12 +60,16 @@ def weekly_report(
     settings = prweekly.settings()
     done = write_reports_shared(settings, scopes_of(context), context.log.info)
     written, last, refreshed, blocked = done.written, done.last, done.refreshed, done.blocked
-    editions = save_new_editions(settings, done.editions, context.log.info)
+    editions = save_new_editions(settings, done.editions, context.log.info, done.records)
     site = build_site(settings, context.log.info)
     context.log.info(
         f"wrote {plural(len(written), 'report file')}, {plural(editions, 'new edition')}; "
         f"the site has {plural(site.pages, 'page')} and {plural(site.feeds, 'feed')}"
     )
+    if done.kept:
+        context.log.info(
+            f"kept {plural(len(done.kept), 'week')} whose report inputs did not change"
+        )
     if refreshed:
         context.log.info(
             f"re-rendered {plural(len(refreshed), 'earlier or later report')} whose facts this "

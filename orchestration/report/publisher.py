@@ -68,12 +68,19 @@ class ReportPublisher:
 
 
 def save_new_editions(
-    settings: Settings, editions: list[Edition], say: Callable[[str], None]
+    settings: Settings, editions: list[Edition], say: Callable[[str], None], records: list = ()
 ) -> int:
-    """Store a run's new editions (of one or several publishers) in the warehouse."""
+    """Store a run's new editions (of one or several publishers) in the warehouse, with the
+    record of the weeks it rendered (`render_record.RecordRow`)."""
     # imported here: a process that only renders reports needs neither it nor Dagster
     from orchestration.publish_tables import write_both
+    from orchestration.render_record import save_record
 
-    if editions:
-        write_both(settings, lambda conn: save_editions(conn, editions), say)
+    def write(conn: duckdb.DuckDBPyConnection) -> None:
+        save_editions(conn, editions)
+        if records:
+            save_record(conn, list(records))
+
+    if editions or records:
+        write_both(settings, write, say)
     return len(editions)

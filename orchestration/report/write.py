@@ -17,6 +17,7 @@ from orchestration.editions import Edition
 from orchestration.history import history_weeks, rebuild_scope
 from orchestration.models.checks import blocked_weeks
 from orchestration.narrative.report import load_narrative
+from orchestration.render_record import RecordRow, RenderRecord
 from orchestration.report.publisher import ReportPublisher
 from orchestration.report.queries import load_week
 from orchestration.report.render import (
@@ -43,14 +44,19 @@ def write_week(
     week: date,
     only_changed: bool = False,
     publisher: ReportPublisher | None = None,
+    record: RenderRecord | None = None,
 ) -> dict[str, tuple[Location, int, str]]:
     """Render one week and write its files (with `only_changed`, those whose text differs from
     the file's); {file name: (path, bytes, text)} of the files written. With `publisher`, the
-    report carries its notes (completeness, corrections, links) and is recorded as an edition."""
+    report carries its notes (completeness, corrections, links) and is recorded as an edition.
+    With `record`, a week whose inputs are those of its files is kept as it is (nothing
+    written)."""
     folder = join(reports_dir, repo_slug(repo))
     notes = publisher.notes(conn, repo, week) if publisher else None
     facts = load_week(conn, repo, week)
     facts.narrative = load_narrative(conn, repo, week)  # None without a language model
+    if record is not None and record.unchanged(conn, folder, repo, facts, notes):
+        return {}
     files = render_week(facts, notes)
     if publisher:
         publisher.rendered(repo, week, files)
@@ -66,6 +72,8 @@ def write_week(
         if only_changed and read_bytes(path) == text.encode("utf-8"):
             continue
         written[name] = (path, write_atomic(path, text), text)
+    if record is not None:
+        record.rendered(repo, week, files)
     return written
 
 
@@ -118,19 +126,21 @@ class Rendered:
     # weeks not reported, as their facts failed data tests: (repository, week, why)
     blocked: list[tuple[str, str, str]] = field(default_factory=list)
     editions: list[Edition] = field(default_factory=list)
+    records: list[RecordRow] = field(default_factory=list)  # the weeks rendered, by inputs
+    kept: list[tuple[str, date]] = field(default_factory=list)  # the weeks left as they were
 
 
 def write_reports(settings: Settings, scopes: list[RunScope], say: Say | None = None) -> Rendered:
     """Write the reports of `scopes`' weeks and of the other weeks whose facts they changed;
     the new editions are returned, not saved."""
     out = Rendered()
-    publisher = ReportPublisher(settings)
+    publisher, record = ReportPublisher(settings), RenderRecord()
 
     def refresh(conn: duckdb.DuckDBPyConnection, repo: str, week: date) -> None:
         if failed := blocked_weeks(conn, repo, week):  # keep its previous report
             out.blocked.append(_blocked(repo, week, failed))
             return
-        changed = write_week(conn, settings.reports_dir, repo, week, True, publisher)
+        changed = write_week(conn, settings.reports_dir, repo, week, True, publisher, record)
         if changed:
             out.refreshed.append(f"{repo} {week}")
             out.written.extend((path, size) for path, size, _ in changed.values())
@@ -150,7 +160,7 @@ def write_reports(settings: Settings, scopes: list[RunScope], say: Say | None = 
                     out.blocked.append(_blocked(scope.repo, week, failed))
                     continue
                 week_files = write_week(
-                    conn, settings.reports_dir, scope.repo, week, publisher=publisher
+                    conn, settings.reports_dir, scope.repo, week, publisher=publisher, record=record
                 )
                 for name, (path, size, text) in week_files.items():
                     out.written.append((path, size))
@@ -160,6 +170,7 @@ def write_reports(settings: Settings, scopes: list[RunScope], say: Say | None = 
             for week in [w for w in others if w > scope.end_week]:
                 refresh(conn, scope.repo, week)
     out.editions = publisher.new_editions()
+    out.records, out.kept = record.new, record.kept
     return out
 
 
@@ -187,4 +198,6 @@ def write_reports_shared(settings: Settings, scopes: list[RunScope], say: Say) -
         whole.refreshed += part.refreshed
         whole.blocked += part.blocked
         whole.editions += part.editions
+        whole.records += part.records
+        whole.kept += part.kept
     return whole
