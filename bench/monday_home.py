@@ -1,5 +1,6 @@
 """A deployment's home on a Monday morning, for `bench/monday_run.py`: a year in the lake and
-the warehouse, the repositories registered, and GitHub's nodes of the weeks still to read.
+the warehouse, the repositories registered, last week reported, and GitHub's nodes of the
+weeks still to read.
 
 The lake and the warehouse come from `bench/scale.py`'s generator and are kept under
 `bench/.work/` (the same files `python -m bench.monday` uses); each run gets a fresh home
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from bench.scale import WORK_DIR, ensure_lake, step_build
@@ -136,3 +137,32 @@ def fresh_home(name: str, repos: list[str], lake: Path, warehouse: Path) -> Path
     _record_modelled(home / "warehouse.duckdb", home / "lake")
     save_repositories(home, [Repository(r) for r in repos])
     return home
+
+
+def report_last_week(settings, repos: list[str], week) -> None:
+    """What last Monday's run left: `week`'s file holding GitHub's count of its PRs (as the
+    extract stores it, so reading the week again finds the same file), the repository's
+    compacted copy made again, and the week's reports, editions and record, and the site."""
+    from datetime import time as clock
+
+    import pyarrow.parquet as pq
+
+    from orchestration.compaction import compact_repository
+    from orchestration.lake import partition_dir, write_partition
+    from orchestration.report.publisher import save_new_editions
+    from orchestration.report.write import write_reports_shared
+    from orchestration.run_scope import RunScope
+    from orchestration.site.build import build_site
+    from orchestration.sources import WeekCount
+
+    counted_at = datetime.combine(week + timedelta(days=7), clock(6), tzinfo=UTC)
+    for repo in repos:
+        path = Path(partition_dir(settings.lake_dir, repo, week)) / "data.parquet"
+        rows = pq.read_table(path).to_pylist()
+        count = WeekCount(len(rows), counted_at)
+        write_partition(settings.lake_dir, repo, week, rows, metadata=count.metadata())
+        compact_repository(settings.lake_dir, repo)
+    quiet = lambda line: None  # noqa: E731
+    done = write_reports_shared(settings, [RunScope(r, week, week) for r in repos], quiet)
+    save_new_editions(settings, done.editions, quiet, done.records)
+    build_site(settings, quiet)

@@ -118,16 +118,22 @@ def _phases() -> dict:
     }
 
 
-def _setup() -> None:
-    """What a deployment already has before the tick: Dagster's instance, every repository a
-    partition (not timed)."""
+def _setup(reported: str) -> None:
+    """What a deployment already has before the tick (not timed): Dagster's instance, every
+    repository a partition, and last Monday's run: the week `reported` read from GitHub (its
+    count kept with its rows) and reported, the site built."""
+    from datetime import date
+
+    from bench.monday_home import report_last_week
     from orchestration.config import load_settings
     from orchestration.dagster_run import register_repo
     from orchestration.repositories import load_repositories
 
     settings = load_settings()
-    for repo in load_repositories(settings.home):
-        register_repo(settings, repo.repo)
+    repos = [repo.repo for repo in load_repositories(settings.home)]
+    for repo in repos:
+        register_repo(settings, repo)
+    report_last_week(settings, repos, date.fromisoformat(reported))
 
 
 def _child(case: str, first: str, last: str) -> None:
@@ -177,7 +183,8 @@ def run_case(
             "PRWEEKLY_SOURCE": "github",
         }
         env.pop("DAGSTER_HOME", None)
-        subprocess.run([sys.executable, "-m", "bench.monday_run", "_setup"], env=env, check=True)
+        setup = [sys.executable, "-m", "bench.monday_run", "_setup", str(week_of(history - 1))]
+        subprocess.run(setup, env=env, check=True)
         command = [sys.executable, "-m", "bench.monday_run", "_child", case, str(first), str(last)]
         if profile:
             profile.mkdir(parents=True, exist_ok=True)
@@ -259,7 +266,7 @@ def run(
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "_setup":
-        _setup()
+        _setup(argv[1])
         return 0
     if argv and argv[0] == "_child":
         _child(*argv[1:])
