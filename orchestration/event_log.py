@@ -36,6 +36,7 @@ from typing import Any
 from dagster import DagsterEventType
 from dagster._config import StringSource
 from dagster._core.events.log import EventLogEntry
+from dagster._core.storage.event_log.schema import SqlEventLogStorageTable
 from dagster._core.storage.event_log.sqlite.sqlite_event_log import (
     INDEX_SHARD_NAME,
     SQLITE_BUSY_TIMEOUT_SECONDS,
@@ -169,12 +170,15 @@ class BatchingSqliteEventLogStorage(EngineKeepingSqliteEventLogStorage):
     def _store_asset_events(self, events: list[EventLogEntry]) -> None:
         """What `store_event` writes for each asset event, the run's rows in one transaction
         and the index's in another."""
-        inserts = [self.prepare_insert_event(event) for event in events]
+        # the rows `prepare_insert_event` inserts one by one, as one statement over many rows
+        rows = [self._event_to_row(event) for event in events]
         with self.run_connection(events[0].run_id) as conn:
-            for insert in inserts:
-                conn.execute(insert)
+            conn.execute(SqlEventLogStorageTable.insert(), rows)
         with self.index_transaction() as conn:
-            ids = [conn.execute(insert).inserted_primary_key[0] for insert in inserts]
+            insert = SqlEventLogStorageTable.insert().returning(
+                SqlEventLogStorageTable.c.id, sort_by_parameter_order=True
+            )
+            ids = [event_id for (event_id,) in conn.execute(insert, rows)]
             self._store_asset_event_tags(conn, events, ids)
             # an asset's row holds its latest event: each asset's last one in the batch
             latest = {e.dagster_event.asset_key: (e, i) for e, i in zip(events, ids, strict=True)}
