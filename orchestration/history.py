@@ -15,6 +15,7 @@ and, through reverts and follow-ups, of weeks before them: the models rebuild th
 from __future__ import annotations
 
 import csv
+import sys
 from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -44,11 +45,18 @@ HISTORY_SCHEMA = pa.schema(
 )
 
 
+def _project(root: Path):
+    """The SQL project under `root`: the one the Dagster definitions loaded, when this process
+    has them (reading it again costs a build a seventh of a second)."""
+    loaded = getattr(sys.modules.get("orchestration.definitions"), "project", None)
+    return loaded if loaded is not None and loaded.root == root else load_project(root)
+
+
 @cache
 def history_weeks(root: Path = SQL_DIR) -> int:
     """The longest lookback the SQL project declares: a model's `lookback` (the project's
     `lookback_weeks`), or a `*_weeks` threshold in seeds/thresholds.csv (hotspot_weeks, ...)."""
-    weeks = [model.lookback for model in load_project(root).models.values()]
+    weeks = [model.lookback for model in _project(root).models.values()]
     with open(root / "seeds" / "thresholds.csv", newline="", encoding="utf-8") as seed:
         rows = csv.DictReader(seed)
         weeks += [int(float(row["value"])) for row in rows if row["name"].endswith("_weeks")]

@@ -289,3 +289,15 @@ def test_with_too_few_weeks_before_trends_and_core_paths_are_unknown(tmp_path: P
     assert "**core**: 1 PR this week (trend unknown" in en and "| unknown |" in en
     assert "首次贡献者和趋势未知" in zh and "趋势未知）" in zh and "| 未知 |" in zh
     assert unknown_said_in_english(zh) == []
+
+
+def test_history_weeks_reads_the_project_the_definitions_loaded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A build's process parses the SQL project once (a seventh of a second), not again here."""
+    import orchestration.definitions  # noqa: F401  (what a build has loaded)
+    from orchestration import history
+
+    expected = history.history_weeks.__wrapped__(history.SQL_DIR)
+    monkeypatch.setattr(history, "load_project", lambda root: pytest.fail("parsed again"))
+    assert history.history_weeks.__wrapped__(history.SQL_DIR) == expected > 0
