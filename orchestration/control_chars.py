@@ -17,6 +17,7 @@ noncharacters (U+FDD0..U+FDEF, the last two of every plane) are an HTML parse er
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 # C0 controls other than tab, newline and carriage return; DEL; C1 controls
 _CONTROLS = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"
@@ -49,6 +50,8 @@ _UNSAFE_OR_LAYOUT = re.compile(f"({_EMOJI_FLAG})|[\t\n\r{_CONTROLS}{_HIDDEN}{_TA
 _NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 
 
+# a report cleans each title, path and name several times (per language and format)
+@lru_cache(maxsize=65536)
 def strip_unsafe(text: str) -> str:
     """`text` without controls (but tab, newline and carriage return) and hidden marks."""
     return _UNSAFE.sub(lambda m: m.group(1) or "", text)

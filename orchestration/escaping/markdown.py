@@ -11,6 +11,7 @@ run of backticks inside, so a backtick in a file path cannot close it early.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from orchestration.escaping.text import neutralise, one_line
@@ -35,6 +36,13 @@ def md_text(value: Any) -> MdText:
     """`value` as literal Markdown text on one line; MdText passes through as it is."""
     if isinstance(value, MdText):
         return value
+    if type(value) is str:  # a report escapes each title and name in several places
+        return _md_text_of(value)
+    return _md_text_of.__wrapped__(value)
+
+
+@lru_cache(maxsize=65536)
+def _md_text_of(value: Any) -> MdText:
     text = _ENTITY.sub("&amp;", _SPECIAL.sub(r"\\\1", neutralise(one_line(value))))
     text = _NUMBERED.sub(r"\1\\\2", _MARKER.sub(lambda m: "\\" + m.group(), text))
     return MdText(text)

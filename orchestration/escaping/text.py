@@ -10,6 +10,7 @@ patterns and shows nothing; the words read as they were written.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 from urllib.parse import quote
 
@@ -37,6 +38,13 @@ def neutralise(text: str) -> str:
 def http_url(value: Any) -> str | None:
     """`value` when it is an http(s) URL, percent-quoted so that it cannot end the markup it
     sits in (`)`, `>`, `|`, `"`, spaces); None for anything else (`javascript:`, a path)."""
+    if type(value) is str:  # a report links each PR in every language and format
+        return _http_url_of(value)
+    return _http_url_of.__wrapped__(value)
+
+
+@lru_cache(maxsize=16384)
+def _http_url_of(value: Any) -> str | None:
     text = one_line(value)
     if not re.match(r"^https?://", text, re.IGNORECASE):
         return None

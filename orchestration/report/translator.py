@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from datetime import date
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 import yaml
@@ -69,6 +69,12 @@ def safe_url(url: Any) -> str | None:
     return http_url(url)
 
 
+@lru_cache(maxsize=4096)
+def _escaped(template: str) -> str:
+    """A vocabulary string as HTML (a report fills thousands of them)."""
+    return str(escape(template))
+
+
 def _capital(text: str) -> str:
     return text[:1].upper() + text[1:] if text[:1].islower() else text
 
@@ -115,7 +121,7 @@ class Translator:
         return self.esc(value)
 
     def fill(self, template: str, **values: Any) -> str:
-        base = str(escape(template)) if self.fmt == "html" else template
+        base = _escaped(template) if self.fmt == "html" else template
         return self.safe(base.format(**{k: self._value(v) for k, v in values.items()}))
 
     def __call__(self, _key: str, /, **values: Any) -> str:
