@@ -26,6 +26,7 @@ from orchestration.report.translator import Translator, breakable, md_cell, md_i
 from orchestration.report.view import MAX_AREA_PRS, MAX_TREND_ROWS, ReportView, build_view
 from orchestration.site.nav import appendix_nav, week_nav
 from orchestration.storage import Location, write_bytes
+from orchestration.template_cache import bytecode_cache
 
 LANGUAGES = ("zh", "en")
 FORMATS = ("md", "html")
@@ -41,6 +42,7 @@ def _environment(fmt: str) -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        bytecode_cache=bytecode_cache(),
     )
     env.filters["inline"] = md_inline
     env.filters["cell"] = md_cell
