@@ -29,12 +29,19 @@ POLARS_RANGE = ("2020-09-28", "2026-08-17")  # every week of the shared polars d
 def _no_dagster_state_storage_left_behind():
     """Dagster keeps the last instance's definitions-state storage in a process-wide context
     variable: after a test it would still point at that test's instance (a removed folder, a
-    stopped Postgres), and a later test in the same worker would fail opening it."""
+    stopped Postgres), and a later test in the same worker would fail opening it. Likewise
+    `DAGSTER_HOME`, which every prweekly command sets for its process: a test that runs one
+    in-process would leave it naming its removed folder to the next test's `dagster` command."""
     from dagster._core.storage.defs_state import base
 
     before = base._current_storage.get()
+    dagster_home = os.environ.get("DAGSTER_HOME")
     yield
     base._current_storage.set(before)
+    if dagster_home is None:
+        os.environ.pop("DAGSTER_HOME", None)
+    else:
+        os.environ["DAGSTER_HOME"] = dagster_home
 
 
 @pytest.fixture
