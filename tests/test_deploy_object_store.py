@@ -74,11 +74,12 @@ def test_a_build_on_the_object_store_writes_the_same_reports_as_on_disk(
     local = {p.relative_to(on_disk).as_posix(): p.read_bytes() for p in on_disk.rglob("*.*")}
     stored = objects(f"{on_store}/reports")
     assert sorted(stored) == sorted(local)
-    # 4 weeks in zh and en, the site's home and the repository's page
-    assert len([name for name in stored if name.endswith(".html")]) == 10
+    # 4 weeks in zh and en with their appendix pages, the site's home and the repository's page
+    # in both languages
+    assert len([name for name in stored if name.endswith(".html")]) == 20
     # the week reports byte for byte; the site's pages list each edition's render time
     weeks = [n for n in sorted(stored) if re.search(r"/\d{4}-\d{2}-\d{2}\.", n)]
-    assert len(weeks) == 24 and [n for n in weeks if stored[n] != local[n]] == []
+    assert len(weeks) == 32 and [n for n in weeks if stored[n] != local[n]] == []
 
     # The warehouse's views read the lake on the store too, through any prweekly connection.
     from orchestration.warehouse import connect

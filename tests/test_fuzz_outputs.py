@@ -145,7 +145,7 @@ def fuzzed(tmp_path_factory: pytest.TempPathFactory):
 
 
 ELEMENTS = {
-    "h1", "h2", "h3", "p", "ul", "ol", "li", "strong", "em", "code", "a", "img", "table",
+    "h1", "h2", "h3", "h4", "p", "ul", "ol", "li", "strong", "em", "code", "a", "img", "table",
     "thead", "tbody", "tr", "th", "td", "hr",
 }  # fmt: skip
 CHART = re.compile(rf"({re.escape(SITE)}/acme__fuzz/)?\d{{4}}-\d\d-\d\d\.areas\.(en|zh)\.svg")

@@ -140,7 +140,7 @@ def test_a_week_built_alone_brings_its_history_and_says_what_it_cannot_know(
     assert trends == {"core": "steady", "api": "steady", "audit": "steady"}
     en = (home / "reports" / SLUG / f"{LAST}.en.md").read_text()
     zh = (home / "reports" / SLUG / f"{LAST}.zh.md").read_text()
-    assert "2 pull requests merged this week, by 2 authors." in en and "of them new" not in en
+    assert "2 pull requests merged this week, by 2 authors," in en and "of them new" not in en
     assert "First-time authors are unknown" in en and "from Week 50 of 2025 on" in en
     assert "首次贡献）" not in zh
     assert "首次贡献者未知" in zh and "从 2025 年第 50 周开始" in zh

@@ -118,8 +118,9 @@ def test_an_installed_wheel_run_from_an_empty_folder_writes_the_demos_reports(
     assert reference.returncode == 0, reference_out[-3000:]
 
     written = _files(installed / "data" / "reports")
-    # 4 weeks x (zh, en) x (md, html, svg chart), and the site: home, repository page, 2 feeds
-    assert len(written) == 28
+    # 4 weeks x (zh, en) x (md, html, appendix page, svg chart), and the site: home and
+    # repository page in both languages, 2 feeds
+    assert len(written) == 38
     assert written.keys() == _files(checkout / "data" / "reports").keys()
     for name, content in written.items():  # the site's pages list when each edition was made
         if re.search(r"/\d{4}-\d{2}-\d{2}\.", name):

@@ -157,7 +157,8 @@ def test_html_reports_stay_valid_and_escaped(hostile_build: Path, lang: str) -> 
             assert attrs["href"].startswith(
                 ("https://github.com/acme/hostile/pull/", "#")
             ) or re.fullmatch(
-                r"(\.\./)?index\.html|\d{4}-\d\d-\d\d\.(en|zh)\.html", attrs["href"]
+                r"(\.\./)?index(\.zh)?\.html|\d{4}-\d\d-\d\d\.(en|zh)(\.appendix)?\.html",
+                attrs["href"],
             ), attrs
     text = "".join(parser.text)
     assert "<script>alert('title')</script>" in text  # shown as text, not run
