@@ -4,14 +4,18 @@ Compiling the report's and the site's templates costs each process about 0.15 s 
 before its first page: every build, and each process a run renders reports in. Jinja keeps
 the compiled code in the user's own temporary folder (which it makes with mode 700 and
 checks); an entry is used only for the same template source and Python version, so an
-edited template is compiled again. A cache that cannot be written (a full disk) costs the
+edited template is compiled again. The environment's options (autoescaping, whitespace
+control) are compiled into the code too, and Jinja's key leaves them out: each set of options
+has its own entries (`environment`). A cache that cannot be written (a full disk) costs the
 compilation, never the render.
 """
 
 from __future__ import annotations
 
+import hashlib
 from contextlib import suppress
 from functools import cache
+from typing import Any
 
 import jinja2
 
@@ -27,10 +31,19 @@ class _QuietCache(jinja2.FileSystemBytecodeCache):
 
 
 @cache
-def bytecode_cache() -> jinja2.BytecodeCache | None:
-    """The cache every template environment shares; None where Jinja finds no folder of this
-    user's own to keep it in."""
+def _cache_of(options: str) -> jinja2.BytecodeCache | None:
     try:
-        return _QuietCache()
-    except (RuntimeError, OSError):
+        return _QuietCache(pattern=f"__prweekly_{options}_%s.cache")
+    except (RuntimeError, OSError):  # Jinja finds no folder of this user's own
         return None
+
+
+def bytecode_cache(**options: Any) -> jinja2.BytecodeCache | None:
+    """The cache of the environments made with `options` (the loader aside)."""
+    described = repr(sorted((name, repr(value)) for name, value in options.items()))
+    return _cache_of(hashlib.sha256(described.encode("utf-8")).hexdigest()[:16])
+
+
+def environment(loader: jinja2.BaseLoader, **options: Any) -> jinja2.Environment:
+    """`jinja2.Environment(loader=loader, **options)` whose compiled templates are kept."""
+    return jinja2.Environment(loader=loader, bytecode_cache=bytecode_cache(**options), **options)

@@ -1,5 +1,6 @@
 """The report's and the site's templates are compiled once for every process: Jinja's bytecode
-cache, which compiles an edited template again and never fails a render."""
+cache, kept apart per set of environment options, which compiles an edited template again and
+never fails a render."""
 
 from __future__ import annotations
 
@@ -9,17 +10,27 @@ import jinja2
 
 from orchestration.report.render import environments
 from orchestration.site.build import _environment
-from orchestration.template_cache import _QuietCache, bytecode_cache
+from orchestration.template_cache import _QuietCache, environment
 
 
 def _env(templates: Path, cache: jinja2.BytecodeCache) -> jinja2.Environment:
     return jinja2.Environment(loader=jinja2.FileSystemLoader(templates), bytecode_cache=cache)
 
 
-def test_the_report_and_the_site_share_the_cache() -> None:
-    assert bytecode_cache() is not None
-    assert {env.bytecode_cache for env in environments().values()} == {bytecode_cache()}
-    assert _environment().bytecode_cache is bytecode_cache()
+def test_the_report_and_the_site_keep_their_compiled_templates() -> None:
+    caches = [env.bytecode_cache for env in [*environments().values(), _environment()]]
+    assert all(caches) and len(set(caches)) == 3  # Markdown, HTML and the site's apart
+
+
+def test_environments_with_other_options_do_not_share_compiled_code(tmp_path: Path) -> None:
+    """Autoescaping is compiled into a template's code, and Jinja's cache key leaves it out:
+    a template the Markdown environment compiled, loaded as HTML, would escape nothing."""
+    (tmp_path / "page.j2").write_text("{{ x }}", encoding="utf-8")
+    loader = jinja2.FileSystemLoader(tmp_path)
+    for _ in range(2):  # the second time from the cache
+        assert environment(loader).get_template("page.j2").render(x="<b>") == "<b>"
+        html = environment(loader, autoescape=True)
+        assert html.get_template("page.j2").render(x="<b>") == "&lt;b&gt;"
 
 
 def test_an_edited_template_is_compiled_again(tmp_path: Path) -> None:

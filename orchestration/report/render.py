@@ -26,7 +26,7 @@ from orchestration.report.translator import Translator, breakable, md_cell, md_i
 from orchestration.report.view import MAX_AREA_PRS, MAX_TREND_ROWS, ReportView, build_view
 from orchestration.site.nav import appendix_nav, week_nav
 from orchestration.storage import Location, write_bytes
-from orchestration.template_cache import bytecode_cache
+from orchestration.template_cache import environment
 
 LANGUAGES = ("zh", "en")
 FORMATS = ("md", "html")
@@ -35,14 +35,13 @@ APPENDIX_START, APPENDIX_END = "<!-- prweekly:appendix -->", "<!-- /prweekly:app
 
 
 def _environment(fmt: str) -> jinja2.Environment:
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(TEMPLATES_DIR),
+    env = environment(
+        jinja2.FileSystemLoader(TEMPLATES_DIR),
         undefined=jinja2.StrictUndefined,
         autoescape=fmt == "html",
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
-        bytecode_cache=bytecode_cache(),
     )
     env.filters["inline"] = md_inline
     env.filters["cell"] = md_cell

@@ -22,7 +22,7 @@ from orchestration.site.feeds import atom_feed
 from orchestration.site.nav import OTHER_LANGUAGE, index_name, replace_nav, week_nav
 from orchestration.site.sparkline import sparkline_svg
 from orchestration.storage import Location, join, read_bytes, write_bytes
-from orchestration.template_cache import bytecode_cache
+from orchestration.template_cache import environment
 from orchestration.warehouse import connect
 
 LANGUAGES = ("en", "zh")
@@ -38,13 +38,12 @@ class SiteResult:
 
 @cache
 def _environment() -> jinja2.Environment:
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(TEMPLATES_DIR),
+    env = environment(
+        jinja2.FileSystemLoader(TEMPLATES_DIR),
         undefined=jinja2.StrictUndefined,
         autoescape=True,
         trim_blocks=True,
         lstrip_blocks=True,
-        bytecode_cache=bytecode_cache(),
     )
     env.filters["clean"] = clean_text
     install(env)  # the escaping layer's filters (md, xml, html, ...)
