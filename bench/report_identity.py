@@ -6,8 +6,9 @@ writes the SHA-256 of every file under `reports/` to FILE (JSON). `--compare FIL
 same and lists every file that is new, gone or changed, exiting 1 if any is. Run `--write` on
 the commit before a change and `--compare` on the commit after it.
 
-The site's listings (each `index.html` and Atom feed) say when each edition was made, which
-differs between any two builds: they are compared by name only, every week report by content.
+The site's listings (each `index.html`, `index.zh.html` and Atom feed) say when each edition
+was made, which differs between any two builds: they are compared by name only, every week
+report by content.
 """
 
 from __future__ import annotations
@@ -62,7 +63,8 @@ LISTED_BY_NAME = "listing: compared by name only"
 
 
 def _digest(path: Path) -> str:
-    if path.name == "index.html" or (path.name.startswith("feed.") and path.suffix == ".xml"):
+    listing = path.name.startswith(("index.", "feed.")) and path.suffix in (".html", ".xml")
+    if listing:  # index.html, index.zh.html, feed.en.xml, ...
         return LISTED_BY_NAME
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
