@@ -15,9 +15,8 @@ from functools import cache
 from pathlib import Path
 
 import duckdb
-import yaml
 
-from orchestration.models.project import ProjectError
+from orchestration.models.project import ProjectError, read_yaml
 
 
 @dataclass(frozen=True)
@@ -41,7 +40,7 @@ def declared_functions(root: Path) -> tuple[Function, ...]:
     """Every function the project's YAML files declare under `functions:`."""
     found = []
     for path in sorted([*root.rglob("*.yml"), *root.rglob("*.yaml")]):
-        doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        doc = read_yaml(path) or {}
         for spec in doc.get("functions", []) or []:
             try:
                 found.append(

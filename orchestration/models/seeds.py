@@ -8,7 +8,7 @@ import duckdb
 
 from orchestration.models.project import Project, Seed
 from orchestration.models.render import sql_string
-from orchestration.warehouse import relation_exists, transaction
+from orchestration.warehouse import transaction
 
 CHECKSUMS = "seeds._checksums"  # each seed's SHA-256 when last loaded
 
@@ -20,10 +20,17 @@ def stale_seeds(conn: duckdb.DuckDBPyConnection, project: Project) -> list[Seed]
         "create table if not exists seeds._checksums (name varchar primary key, sha256 varchar)"
     )
     known = dict(conn.execute("select name, sha256 from seeds._checksums").fetchall())
+    # the tables there, in one query (a build asks for every model it builds)
+    present = {
+        f"{schema}.{name}"
+        for schema, name in conn.execute(
+            "select table_schema, table_name from information_schema.tables"
+        ).fetchall()
+    }
     return [
         seed
         for seed in project.seeds.values()
-        if known.get(seed.name) != _digest(seed) or not relation_exists(conn, seed.relation)
+        if known.get(seed.name) != _digest(seed) or seed.relation not in present
     ]
 
 
