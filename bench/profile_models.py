@@ -231,7 +231,7 @@ def split_ctes(sql: str) -> tuple[list[tuple[str, str]], str]:
                 head = " ".join(
                     line.split("--")[0] for line in sql[name_at : body_at - 1].splitlines()
                 ).split()
-                ctes.append((head[0], sql[body_at:i]))
+                ctes.append((head[head[0].lower() == "recursive"], sql[body_at:i]))
                 j = i + 1
                 while j < n and sql[j] in " \t\n":
                     j += 1
