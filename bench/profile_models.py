@@ -66,6 +66,7 @@ def _size_mib(conn, relation: str) -> float | None:
 
 def profile_build(home: Path, warehouse: Path, log=print) -> list[dict]:
     """Every model built in order from an empty warehouse; one row of figures per model."""
+    from orchestration.build_parts import full_build_parts
     from orchestration.config import SQL_DIR
     from orchestration.lake_sources import lake_sources
     from orchestration.models.build import build
@@ -78,13 +79,14 @@ def profile_build(home: Path, warehouse: Path, log=print) -> list[dict]:
     rows = []
     peak = _Peak()
     sources = lake_sources(home / "lake", home)
+    parts = full_build_parts(project)  # as bench.scale builds
     with connect(warehouse) as conn:
         began, cpu0 = time.perf_counter(), _cpu()
         for name in [None, *project.order]:  # None: the seeds alone
             peak.reset()
             wall, cpu = time.perf_counter(), _cpu()
             select = [] if name is None else [name]
-            build(conn, project, None, select=select, sources=sources)
+            build(conn, project, None, select=select, sources=sources, parts=parts)
             if name is None:
                 from orchestration.models.seeds import load_seeds, stale_seeds
 

@@ -87,6 +87,7 @@ def step_build(home: Path, warehouse: Path, week_files: bool = False) -> dict:
     if week_files:
         with week_files_only(home):
             return step_build(home, warehouse)
+    from orchestration.build_parts import full_build_parts
     from orchestration.config import SQL_DIR
     from orchestration.lake_sources import lake_sources
     from orchestration.models.build import build
@@ -98,7 +99,8 @@ def step_build(home: Path, warehouse: Path, week_files: bool = False) -> dict:
         path.unlink(missing_ok=True)
     began = time.perf_counter()
     with connect(warehouse) as conn:
-        built = build(conn, project, None, sources=lake_sources(home / "lake", home))
+        sources = lake_sources(home / "lake", home)
+        built = build(conn, project, None, sources=sources, parts=full_build_parts(project))
         models = built.seconds
         (prs,) = conn.execute("select count(*) from marts.fct_pull_requests").fetchone()
     return {

@@ -58,8 +58,9 @@ def write_lakes(home: Path, log=print) -> None:
         log(f"{repo}: {prs:,} PRs in {time.perf_counter() - began:.1f} s")
 
 
-def build_all(home: Path, out: Path) -> dict:
-    """Every model from an empty warehouse at `out`; the seconds of each."""
+def build_all(home: Path, out: Path, part_prs: int | None = None) -> dict:
+    """Every model from an empty warehouse at `out`; the seconds of each. With `part_prs`,
+    in parts of about that many PRs (orchestration/build_parts.py), if the code has them."""
     import duckdb
 
     import orchestration
@@ -74,7 +75,13 @@ def build_all(home: Path, out: Path) -> dict:
     began, cpu = time.perf_counter(), _cpu()
     conn = duckdb.connect(str(out))
     try:
-        seconds = build(conn, project, None, sources=lake_sources(home / "lake", home)).seconds
+        parted = {}
+        if part_prs:
+            from orchestration.build_parts import full_build_parts
+
+            parted = {"parts": full_build_parts(project, part_prs)}
+        sources = lake_sources(home / "lake", home)
+        seconds = build(conn, project, None, sources=sources, **parted).seconds
     finally:
         conn.close()
     return {
@@ -141,6 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     built = sub.add_parser("build")
     built.add_argument("home", type=Path)
     built.add_argument("out", type=Path)
+    built.add_argument("--part-prs", type=int, help="build in parts of about N PRs")
     compared = sub.add_parser("compare")
     compared.add_argument("a", type=Path)
     compared.add_argument("b", type=Path)
@@ -151,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "lake":
         write_lakes(args.home)
     elif args.command == "build":
-        print(json.dumps(build_all(args.home, args.out)))
+        print(json.dumps(build_all(args.home, args.out, args.part_prs)))
     else:
         same = compare_all(args.a, args.b, args.ignore)
         print("every row the same" if same else "ROWS DIFFER", file=sys.stderr)

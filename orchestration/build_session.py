@@ -38,7 +38,7 @@ from orchestration.locks import acquire_lock, file_lock, release_lock
 from orchestration.models.build import REBUILT
 from orchestration.models.render import sql_string
 from orchestration.run_scope import RunScope
-from orchestration.warehouse import apply_duckdb_init, rollback
+from orchestration.warehouse import apply_duckdb_init, bound_memory, rollback
 
 Say = Callable[[str], None]
 PENDING = "_build.pending"
@@ -131,6 +131,7 @@ def close_session() -> None:
 
 def _connect(path: Path) -> duckdb.DuckDBPyConnection:
     conn = duckdb.connect(str(path))
+    bound_memory(conn)
     apply_duckdb_init(conn)
     return conn
 

@@ -238,3 +238,71 @@ def test_a_model_reading_var_repo_refuses_several_and_names_scoped(tmp_path: Pat
     with pytest.raises(ProjectError, match=r"var\('repo'\) holds one repo, the scope names 2.*"
                        r"scoped\('repo'\)"):  # fmt: skip
         materialize(conn, project, one_repo, scope=Scope({"repo": ("a/x", "b/y")}))
+
+
+def test_a_full_build_in_parts_gives_the_rows_of_one_build(tmp_path: Path) -> None:
+    """Each part of the repositories through the incremental SQL, into one table; the parts
+    are asked for once, after the models before them are built."""
+    from collections.abc import Callable
+
+    from orchestration.models.build import build
+    from orchestration.models.render import render
+    from orchestration.models.scope import Scope
+    from orchestration.models.sources import BuildContext, SourceRequest
+    from orchestration.warehouse import transaction
+
+    how = "select repo, {% if is_incremental() %}'part'{% else %}'whole'{% endif %} as sql\n"
+    marked = {  # each says which SQL built its rows; `lake` is read whole, as the lake is
+        "marts/marked.sql": "{{ config(materialized='incremental') }}\n" + how
+        + "from {{ ref('events') }}{% if is_incremental() %} where {{ scoped('repo') }}{% endif %}",
+        "staging/copied.sql": "{{ config(materialized='incremental') }}\n" + how
+        + "from {{ source('lake', 'events') }}",
+        # a source whose hook loads its table in a transaction of its own (as the settings do)
+        "marts/configured.sql": "{{ config(materialized='incremental') }}\n"
+        "select e.repo, c.factor from {{ ref('events') }} e\n"
+        "cross join {{ source('conf', 'factor') }} c"
+        "{% if is_incremental() %} where {{ scoped('repo', 'e.repo') }}{% endif %}",
+        "staging/sources.yml": "sources:\n  - name: lake\n    tables:\n"
+        "      - name: events\n        read_whole: true\n"
+        "  - name: conf\n    tables:\n      - name: factor\n",
+    }  # fmt: skip
+    project = load_project(write_project(tmp_path / "sql", {**MANY, **marked}))
+    whole = duckdb.connect()
+    build(whole, project, None, select=["events", "counted"])
+
+    def load_factor(context: BuildContext) -> Callable[[SourceRequest], str]:
+        def resolve(request: SourceRequest) -> str:
+            with transaction(context.conn):
+                context.conn.execute("create schema if not exists conf")
+                context.conn.execute("create or replace table conf.factor as select 2 as factor")
+            return "conf.factor"
+
+        return resolve
+
+    hooks = {"lake": lambda context: lambda request: "staging.events", "conf": load_factor}
+    expected = whole.execute("select * from marts.counted order by all").fetchall()
+    week = (date(2026, 7, 20), date(2026, 7, 20))
+    asked = []
+
+    def parts(conn: duckdb.DuckDBPyConnection) -> list[Scope]:
+        asked.append(conn.execute("select count(*) from staging.events").fetchone()[0])
+        return [Scope({}, {"repo": ("a/x", "b/y"), "week_start": week}),
+                Scope({}, {"repo": ("c/z", "c/z"), "week_start": week})]  # fmt: skip
+
+    conn = duckdb.connect()
+    models = ["events", "copied", "counted", "marked", "configured"]
+    built = build(conn, project, None, select=models, parts=parts, sources=hooks)
+    assert built.modes == {
+        "events": "table", "copied": "full", "counted": "full", "marked": "full",
+        "configured": "full",
+    }  # fmt: skip
+    assert conn.execute("select count(*) from marts.configured").fetchone() == (3,)
+    assert asked == [3]
+    assert conn.execute("select distinct sql from staging.copied").fetchall() == [("whole",)]
+    assert conn.execute("select * from marts.counted order by all").fetchall() == expected
+    assert conn.execute("select * from marts.marked order by all").fetchall() == [
+        ("a/x", "part"), ("b/y", "part"), ("c/z", "part")
+    ]  # fmt: skip
+    sql, params = render(project, project.models["counted"], scope=parts(conn)[0], variables={})
+    assert "e.repo between $scope_repo_first::varchar and $scope_repo_last::varchar" in sql
+    assert (params["scope_repo_first"], params["scope_repo_last"]) == ("a/x", "b/y")

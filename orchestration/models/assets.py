@@ -4,6 +4,7 @@ import time
 
 import dagster as dg
 
+from orchestration.build_parts import full_build_parts
 from orchestration.build_session import session_for
 from orchestration.lake_sources import lake_sources
 from orchestration.modelled_weeks import LEDGER
@@ -110,6 +111,7 @@ def build_model_asset(project: Project, model: Model) -> dg.AssetsDefinition:
                 scope,
                 select=[model.name],
                 sources=lake_sources(settings.lake_dir, settings.home),
+                parts=full_build_parts(project),
                 before_write=before_write,
                 log=context.log.warning,
                 lookback=not reaching,

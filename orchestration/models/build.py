@@ -26,6 +26,8 @@ from orchestration.models.sources import Say, SourceHooks
 # rebuilt from its sources (a view, or an incremental model built in full)
 WEEKS, WHOLE, REBUILT = "weeks", "whole", "rebuilt"
 BeforeWrite = Callable[[str, str, Scope | None], None]
+# what a build of all partitions may build in parts (see build): the scopes, asked once
+Parts = Callable[[duckdb.DuckDBPyConnection], list[Scope]]
 
 
 @dataclass
@@ -49,10 +51,17 @@ def build(
     before_write: BeforeWrite = _nothing,
     log: Say | None = None,
     lookback: bool = True,
+    parts: Parts | None = None,
 ) -> BuildResult:
     """Build the `select`ed models (every model when None) for `scope` (all partitions
     when None); `lookback=False`: the scope already holds the earlier weeks a model's
-    `lookback` could change."""
+    `lookback` could change.
+
+    `parts`, for a build of all partitions: asked once, before the first incremental model
+    that reads no `read_whole` source, for scopes that together cover every partition, each
+    once; each such model is then built one part at a time (run.materialize), so a history too
+    big to join in memory at once is joined a part at a time. A model reading a source whose
+    YAML says `read_whole: true` (the lake, read from its compacted copies) is built whole."""
     chosen = set(project.order if select is None else select)
     models = [project.models[name] for name in project.order if name in chosen]
     result = BuildResult()
@@ -61,8 +70,18 @@ def build(
         for relation in [*(s.relation for s in stale), *([CHECKSUMS] * bool(stale))]:
             before_write(relation, WHOLE, None)
         result.seeds_loaded = load_seeds(conn, project, stale)
+    split: list[Scope] | None = None
     for model in models:
         model_scope = scope if model.materialized == "incremental" else None
+        in_parts = None
+        if (
+            parts
+            and scope is None
+            and model.materialized == "incremental"
+            and not any(project.sources[source].get("read_whole") for source in model.sources)
+        ):
+            split = parts(conn) if split is None else split
+            in_parts = split
         written = written_scope(project, model, model_scope, lookback=lookback)
         kind = WEEKS if written else (WHOLE if model.materialized == "table" else REBUILT)
         before_write(model.relation, kind, written)
@@ -76,6 +95,7 @@ def build(
             log=log,
             lookback=lookback,
             before_write=lambda relation: before_write(relation, WHOLE, None),
+            parts=in_parts,
         )
         if written and mode == "full":  # its columns changed: rebuilt from its sources
             before_write(model.relation, REBUILT, None)

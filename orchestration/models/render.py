@@ -56,7 +56,8 @@ def render(
 
     def scoped(column: str, expr: str | None = None) -> str:
         """`expr` (the column itself by default) kept to the run's values of the partition
-        key `column`: `= var(...)` for one value, as a model would write it, or a list."""
+        key `column`: `= var(...)` for one value, as a model would write it, a list, or the
+        closed range of values one part of a full build covers."""
         key = project.partitions.get(column)
         if key is None or not key.var:
             raise ProjectError(
@@ -66,6 +67,12 @@ def render(
         if scope is not None and scope.several(column):
             lists[f"scope_{column}"] = list(scope.values[column])
             return f"{expr or column} in (select unnest($scope_{column}::{key.type}[]))"
+        if scope is not None and column in scope.ranges:  # a part of a full build (run.py)
+            lists[f"scope_{column}_first"], lists[f"scope_{column}_last"] = scope.ranges[column]
+            return (
+                f"{expr or column} between $scope_{column}_first::{key.type} "
+                f"and $scope_{column}_last::{key.type}"
+            )
         return f"{expr or column} = {var(key.var)}"
 
     def bind_texts(name: str, texts: list[str]) -> str:

@@ -48,6 +48,7 @@ def materialize(
     log: Say | None = None,
     before_write: Any = None,
     lookback: bool = True,
+    parts: list[Scope] | None = None,
 ) -> str:
     """Build `model`; for an incremental model, replace only the scope's partitions.
 
@@ -57,6 +58,10 @@ def materialize(
     A model configured with `lookback=N` replaces the N steps before the scope too: its rows
     for an earlier partition can depend on later ones (a revert, a follow-up fix), so a
     one-week run must also refresh the weeks those later rows can point back to.
+
+    `parts` (scopes that together cover every partition, each once) builds an incremental
+    model in full one part at a time, through its incremental SQL: what a build of all of a
+    big history holds in memory at once is then one part's (see build.build).
     """
     scope = written_scope(project, model, scope, lookback=lookback)
     variables = {**(variables or {}), **(scope.variables(project.partitions) if scope else {})}
@@ -72,9 +77,13 @@ def materialize(
     )
     resolvers = {name: hook(context) for name, hook in (sources or {}).items()}
 
-    def sql_for(run_scope: Scope | None) -> tuple[str, dict]:
+    def sql_for(run_scope: Scope | None, run_variables: dict | None = None) -> tuple[str, dict]:
         sql, params = render(
-            project, model, scope=run_scope, variables=variables, resolvers=resolvers
+            project,
+            model,
+            scope=run_scope,
+            variables=variables if run_variables is None else run_variables,
+            resolvers=resolvers,
         )
         register_functions(conn, project.root, sql)
         return sql, params
@@ -83,6 +92,20 @@ def materialize(
         sql, _ = sql_for(None)
         conn.execute(f"create or replace view {relation} as\n{sql}")
         return "view"
+    if model.materialized == "incremental" and scope is None and len(parts or ()) > 1:
+        # a full build in parts: each part's rows from the model's incremental SQL, into one
+        # new table in one transaction (the parts cover every partition, each once)
+        rendered = []  # first, as a source's hook may load a table while it is rendered
+        for part in parts:
+            written = written_scope(project, model, part, lookback=lookback)
+            rendered.append(
+                sql_for(written, {**variables, **written.variables(project.partitions)})
+            )
+        with transaction(conn):
+            for i, (sql, params) in enumerate(rendered):
+                into = "insert into {} by name" if i else "create or replace table {} as"
+                conn.execute(f"{into.format(relation)}\n{sql}", params)
+        return "full"
     if model.materialized == "table" or scope is None or not relation_exists(conn, relation):
         sql, params = sql_for(None)
         conn.execute(f"create or replace table {relation} as\n{sql}", params)
