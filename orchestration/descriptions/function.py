@@ -13,6 +13,7 @@ import re
 import pyarrow as pa
 
 from orchestration.control_chars import strip_unsafe
+from orchestration.descriptions.caveat_details import details
 from orchestration.descriptions.caveats import breaking_tag, caveats
 from orchestration.descriptions.change_sentence import change_sentence, words_of_title
 from orchestration.descriptions.claims import impact_claims
@@ -31,7 +32,14 @@ CLAIM = pa.struct(
         ("sentence", pa.string()),
     ]
 )
-CAVEAT = pa.struct([("kind", pa.string()), ("sentence", pa.string())])
+CAVEAT = pa.struct(
+    [
+        ("kind", pa.string()),
+        ("sentence", pa.string()),
+        ("subject", pa.string()),  # caveat_details.py
+        ("effect", pa.string()),
+    ]
+)
 RESULT = pa.struct(
     [
         ("summary", pa.string()),
@@ -78,6 +86,7 @@ def describe(
     for caveat in found:
         from_title = caveat.pop("title", False)
         caveat["sentence"] = _safe(caveat["sentence"])
+        caveat.update(details(caveat["kind"], caveat["sentence"], vocab))
         if breaking is None and caveat["kind"] == "breaking" and not from_title:
             breaking = caveat["sentence"]
     for claim in claims:

@@ -34,6 +34,10 @@ vocabulary_text as (
         union all
         select 'change_verb' as signal, verb as phrase from {{ ref('title_verbs') }}
         where not anywhere and change_type not in ('docs', 'test')
+        union all
+        -- each caveat's subject and effect (orchestration/descriptions/caveat_details.py)
+        select concat_ws('/', 'caveat_detail', kind, field, coalesce(value, ''), coalesce(better, '')) as signal, phrase
+        from {{ ref('caveat_details') }}
     )
 ),
 
