@@ -395,3 +395,24 @@ def test_type_counts_add_up_and_the_theme_counts_its_own_prs(built: Path) -> Non
         [STORIES, topics],
     )
     assert theme_prs == serving > 0
+
+
+def test_a_story_that_matters_is_key_and_worth_at_least_its_lead(built: Path) -> None:
+    rows = query(
+        built,
+        "select s.story_id, s.is_key, s.key_reason, s.importance, max(p.importance), "
+        "bool_or(p.is_key) from marts.fct_weekly_stories s, unnest(s.numbers) as u(n) "
+        "join marts.fct_pull_requests p on p.repo = s.repo and p.number = u.n "
+        "and p.week_start = s.week_start where s.repo = ? "
+        "group by all order by all",
+        [STORIES],
+    )
+    for story_id, is_key, reason, importance, lead, holds_key in rows:
+        assert importance >= lead, story_id  # never worth less than its lead alone
+        assert is_key == (reason is not None)
+        assert (reason == "key_pr") == (holds_key and reason != "release"), story_id
+    reasons = {r[0]: r[2] for r in rows}
+    assert reasons["release:v1.9"] == "release"
+    # three small CI and docs PRs on one platform: the week's theme, though none is key
+    assert reasons["shared_name:ascend"] == "size"
+    assert not any(r[5] for r in rows if r[0] == "shared_name:ascend")

@@ -91,11 +91,11 @@ def test_a_story_of_related_prs_is_told_once_led_by_its_most_important(tmp_path:
     headings = re.findall(r"^### (.*)$", stories, re.M)
     assert headings == [f"1. {link(1)} \\[engine\\] feat: adaptive throttle", "2. `Qwen3.5` 支持"]
     qwen = stories.split("### 2. `Qwen3.5` 支持")[1]
-    assert f"2 个 PR 都涉及 `Qwen3.5`。以 {link(2)} 为主。" in qwen
+    assert f"\n\n以 {link(2)} 为主。`model` 模块" in qwen  # its title says what joins them
     assert f"- {link(2)} \\[model\\] fix: Qwen3.5 attention\n- {link(3)} " in qwen
     assert stories.count(link(2)) == 2  # the lead sentence and its line, never a story of its own
     assert f"`Qwen3.5` 支持（{link(2)} 和 {link(3)}）" in zh.split("## 重点故事")[0]
-    assert "### 2. `Qwen3.5` support" in en and "2 PRs on `Qwen3.5`. [#2]" in en
+    assert "### 2. `Qwen3.5` support" in en and f"\n\n{link(2)} leads it. Fix in `model`" in en
 
 
 def test_a_release_opens_the_summary_and_leads_the_stories(tmp_path: Path) -> None:
@@ -133,7 +133,7 @@ def test_the_figure_its_condition_and_its_caveats_in_each_language(tmp_path: Pat
     zh, en = files[f"{WEEK}.zh.md"], files[f"{WEEK}.en.md"]
     assert (
         "`engine` 模块的新功能，+120 −30 行、4 个文件；实测延迟 **-40.45%**（`M=8`）；"
-        "注意：有代价或取舍和涉及默认开关。" in body(zh)
+        "注意：有代价或取舍；涉及默认开关。" in body(zh)
     )
     assert "`model` 模块的缺陷修复（崩溃）" in body(zh)
     assert "peak" not in body(zh)  # the caveat's English words: quoted in the appendix only
@@ -220,3 +220,36 @@ def test_risks_are_one_line_per_pr_strongest_first_and_at_most_five(tmp_path: Pa
         f"again: {link(6)} “\\[engine\\] feat: change number 6”." in actions
     )
     assert json.dumps(en).count(link(6)) >= 3
+
+
+def test_the_weeks_stories_are_told_before_key_prs_told_alone(tmp_path: Path) -> None:
+    """Five key PRs alone outrank a model family's story and a platform's three small PRs, yet
+    the body tells both stories (and the two most important key PRs), each once."""
+    prs = [
+        pr_row(10 + n, WEEK, importance=9.0 - n / 10, title=f"[engine] feat: gadget {n}")
+        for n in range(5)
+    ]
+    prs += [
+        pr_row(21, WEEK, importance=4.9, title="[model] fix: Qwen3.5 attention"),
+        pr_row(22, WEEK, importance=4.7, title="[megatron] fix: Qwen3.5 LoRA"),
+        *(
+            pr_row(30 + n, WEEK, importance=0.5, title=f"[ci] fix: Ascend job {n}")
+            for n in range(3)
+        ),
+    ]
+    sql = (
+        "alter table marts.fct_weekly_stories add column is_key boolean;"
+        f"insert into marts.fct_weekly_stories values ('{REPO}', '{WEEK}', 'shared_name:qwen3.5', "
+        "'shared_name', 'Qwen3.5: 2 PRs', 'Qwen3.5 相关的 2 个 PR', [21, 22], 21, 5.3, 'Qwen3.5', "
+        "true),"
+        f"('{REPO}', '{WEEK}', 'shared_name:ascend', 'shared_name', 'Ascend: 3 PRs', "
+        "'Ascend 相关的 3 个 PR', [30, 31, 32], 30, 1.3, 'Ascend', true);"
+        "update marts.fct_pull_requests set is_key = number < 22;"
+    )
+    files = files_of(warehouse(tmp_path, prs, sql))
+    zh = body(files[f"{WEEK}.zh.md"])
+    stories = zh.split("## 重点故事")[1].split("## 风险")[0]
+    headings = re.findall(r"^### (.*)$", stories, re.M)
+    assert "`Qwen3.5` 相关的 2 个 PR" in headings[-2] and "`Ascend` 相关的 3 个 PR" in headings[-1]
+    assert len(headings) == 7 and sum(f"{link(n)} " in stories for n in (10, 11, 12, 13, 14)) == 5
+    assert "其他相关改动" not in stories

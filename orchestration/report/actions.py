@@ -14,6 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from orchestration.report import caveats as caveat_words
 from orchestration.report import evidence
 from orchestration.report.body import caveats, figure_phrase, risk_problem
 from orchestration.report.view import MAX_ACTIONS, ReportView, flag_rank
@@ -76,8 +77,28 @@ def _word(t: Any, c: Candidate) -> str:
         figure = figure_phrase(t, pr)
         values = {"detail": t.safe(""), "figure": t("action_figure", figure=figure) if figure
                   else t.safe("")}  # fmt: skip
-    values |= {"pr": refs(t, c.prs), "title": t.safe(""), "n": len(c.prs)}
-    return t.fill(t.s["actions"][c.form], **values)
+    form, detail = _caveat_form(t, c, pr)
+    values |= {"pr": refs(t, c.prs), "title": t.safe(""), "n": len(c.prs), **detail}
+    return t.fill(t.s["actions"][form], **values)
+
+
+def _caveat_form(t: Any, c: Candidate, pr: dict) -> tuple[str, dict]:
+    """A caveat's action in the form that names its detail: where it was not verified, what
+    it costs, how its default is set (`unverified_not_measured_named`, `trade_off_detail`)."""
+    caveat = caveat_words.first(pr, c.form) if c.flag is None else None
+    if caveat is None:
+        return c.form, {}
+    named = caveat_words.subject(t, caveat)
+    worded = caveat_words.phrase(t, caveat)
+    forms = t.s["actions"]
+    for key, value in (
+        (f"{c.form}_{caveat.get('effect')}_named", named),
+        (f"{c.form}_named", named),
+        (f"{c.form}_detail", worded),
+    ):
+        if value is not None and key in forms:
+            return key, {"subject": named, "caveat": worded}
+    return c.form, {}
 
 
 def _candidates(v: ReportView) -> list[Candidate]:

@@ -2,23 +2,21 @@
 footer, worded in the report's language from the view (the marts' facts) alone.
 
 A Chinese body composes only Chinese: facts that exist only in English (a description's
-sentence, a caveat's words) are named through the zh vocabulary here and quoted as written in
-the appendix. An English body quotes them as written.
+sentence) are named through the zh vocabulary here and quoted as written in the appendix; a
+caveat is worded from its detail (caveats.py). An English body quotes the change sentence.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from orchestration.report import caveats as caveat_words
 from orchestration.report import evidence
 from orchestration.report.notes import WeekNotes
 from orchestration.report.view import MAX_RISK_REASONS, ReportView, RiskLine, Story
 from orchestration.report.words import fields_of
 
 MAX_NAMED_PRS = 4  # PRs linked for a story named in passing
-MAX_CAVEATS = 2  # caveats a story states; the appendix quotes them all
-# which caveats a story states first: what breaks, what it costs, how it is switched on
-CAVEAT_ORDER = ("breaking", "trade_off", "default", "unverified", "omission")
 
 
 def headline(pr: dict) -> dict | None:
@@ -31,7 +29,7 @@ def headline(pr: dict) -> dict | None:
 
 
 def caveats(pr: dict) -> list[dict]:
-    return [c for c in pr.get("caveats") or [] if c and c.get("kind")]
+    return caveat_words.of(pr)
 
 
 def type_phrase(t: Any, pr: dict, consequence: bool = True) -> str:
@@ -76,22 +74,6 @@ def figure_phrase(t: Any, pr: dict, with_condition: bool = True) -> str | None:
     return t("story_figure" if metric else "story_figure_plain", **values)
 
 
-def caveat_phrase(t: Any, pr: dict) -> str | None:
-    """The PR's caveats: in Chinese by kind (the sentences are quoted in the appendix), in
-    English as written."""
-    found = caveats(pr)
-    if not found:
-        return None
-    found = sorted(found, key=lambda c: CAVEAT_ORDER.index(c["kind"])
-                   if c["kind"] in CAVEAT_ORDER else len(CAVEAT_ORDER))  # fmt: skip
-    if t.lang == "zh":
-        names = list(dict.fromkeys(t.s["caveat_names"].get(c["kind"], c["kind"]) for c in found))
-        return t("story_caveats", caveats=t.join(names[:MAX_CAVEATS]))
-    sentences = list(dict.fromkeys(c.get("sentence") or "" for c in found))[:MAX_CAVEATS]
-    quotes = [evidence.quote(t, evidence.rich(t, sentence)) for sentence in sentences]
-    return t("story_caveats", caveats=t.join(quotes, sep=t.s["watch_sep"]))
-
-
 def pr_facts(t: Any, pr: dict, lead_in: str | None = None) -> str:
     """One sentence of a PR's facts: what it is and its size, its release, the figure that
     matters and its caveats (in English also the change sentence as the description says it)."""
@@ -105,37 +87,45 @@ def pr_facts(t: Any, pr: dict, lead_in: str | None = None) -> str:
         clauses.append(evidence.rich(t, pr["summary"]))
     if figure := figure_phrase(t, pr):
         clauses.append(figure)
-    if caveat := caveat_phrase(t, pr):
+    if caveat := caveat_words.caveat_phrase(t, pr):
         clauses.append(caveat)
     return t.sentence(clauses)
 
 
 def story_sentences(t: Any, v: ReportView, story: Story) -> list[str]:
-    """The rule-built sentences of a story: for a story of several PRs what joins them and who
-    leads it, then the lead's facts."""
+    """The rule-built sentences of a story: for a story of several PRs who leads it (its title
+    says what joins them), then the lead's facts, then what the others' risks say of them (a
+    member reverted since)."""
     if story.is_single:
         return [pr_facts(t, story.lead)]
     if story.headed_by_lead:  # it follows up a PR merged before: the heading names its lead
         earlier = t.join([t.safe(f"#{int(n)}") for n in story.earlier] or [story.evidence])
-        return [t("story_follows", prs=earlier), pr_facts(t, story.lead)]
-    forms = t.s["story_kinds"]
-    form = forms.get(story.kind, forms["shared_name"])
-    evidence = story.evidence or ""
-    # the evidence as code (a tag, a name, a file), unless it is a PR of the story by number
-    refs = {f"#{n}" for n in story.earlier} | {f"#{pr['number']}" for pr in story.prs}
-    shown = evidence and evidence not in refs
-    if not shown:  # the form that needs no evidence (a series of PRs that name each other)
-        form = forms.get(f"{story.kind}_plain", form)
-    joined = t.fill(
-        form,
-        n=len(story.prs) + story.more + len(story.earlier),
-        evidence=t.code(evidence) if shown else "",
-    )
+        return [
+            t("story_follows", prs=earlier),
+            pr_facts(t, story.lead),
+            *member_notes(t, v, story),
+        ]
+    lead = t("story_lead", pr=t.link(story.lead))
     if story.earlier:  # PRs of other weeks are named, not linked
         prs = t.join([t.safe(f"#{int(n)}") for n in story.earlier])
-        joined = t.safe(f"{joined}{t.s['space']}{t('story_earlier', prs=prs)}")
-    lead = t("story_lead", pr=t.link(story.lead))
-    return [t.safe(f"{joined}{t.s['space']}{lead}"), pr_facts(t, story.lead)]
+        lead = t.safe(f"{lead}{t.s['space']}{t('story_earlier', prs=prs)}")
+    return [lead, pr_facts(t, story.lead), *member_notes(t, v, story)]
+
+
+NOTED_FLAGS = ("revert", "breaking_change")  # what a story says of its other PRs
+
+
+def member_notes(t: Any, v: ReportView, story: Story) -> list[str]:
+    """A sentence for each PR of the story but its lead that was reverted or breaks something:
+    `其中 #5599 已被 #7173 回滚。`"""
+    out = []
+    for pr in story.prs[1:]:
+        line = next((r for r in v.all_risk_lines if r.pr is pr), None)
+        items = [(f, i) for f, i in (line.items if line else []) if f in NOTED_FLAGS]
+        if items:
+            flag, item = items[0]
+            out.append(t("story_member", pr=t.link(pr), note=risk_problem(t, flag, item)))
+    return out
 
 
 def story_title(t: Any, story: Story) -> str | None:

@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from orchestration.report.queries import WeekFacts
 
 # How much of each list the body shows; the appendix always lists every PR and every flag.
-MAX_STORIES = 5
+MAX_STORIES = 7
+MIN_TOLD_ALONE = 2  # places the week's most important key PRs in no story always get
+MAX_TOLD_ALONE = 5  # key PRs told alone, however few stories the week has
 MAX_NAMED_STORIES = 6  # the other stories named in one line under the told ones
 MAX_STORY_PRS = 4  # PRs named under one story; a longer series says how many more
 MAX_RISKS = 5
@@ -79,6 +81,7 @@ class Story:
     evidence: str | None = None
     more: int = 0  # members not named under the story (a long series)
     earlier: list[int] = field(default_factory=list)  # its PRs merged in earlier weeks
+    is_key: bool = True  # a story the body tells (fct_weekly_stories.is_key); a key PR alone
 
     @property
     def lead(self) -> dict:
@@ -184,14 +187,27 @@ def _rank(story: Story) -> tuple:
     return (not release, -worth, story.lead["number"])
 
 
+def _is_key(row: dict, members: list[dict]) -> bool:
+    """The mart's `is_key`; for a warehouse built before it, a release or a story holding a key
+    PR."""
+    if row.get("is_key") is not None:
+        return bool(row["is_key"])
+    return row["kind"] == "release" or any(pr["is_key"] for pr in members)
+
+
 def build_stories(facts: WeekFacts) -> tuple[list[Story], list[Story]]:
-    """The week's stories as the body tells them, and the other stories it only names: the
-    mart's stories (each PR in one, a release whatever it scores) and every key PR in none of
-    them told alone, releases first and then by importance; at most MAX_STORIES are told, the
-    mart's stories past them are named in one line, the key PRs past them are in the table."""
+    """The week's stories as the body tells them, and the other stories it only names.
+
+    A story of several PRs that matters (fct_weekly_stories.is_key: a release, a key PR among
+    them, or a week's theme of 3 PRs or more) is told once, and the body's places go to those
+    first: all of them, but for MIN_TOLD_ALONE places kept for the most important key PRs in no
+    story; the other key PRs in no story fill the places left (at most MAX_STORIES, and at most
+    MAX_TOLD_ALONE of them), by importance, and the rest are in the table. The stories are told
+    releases first, then by importance (a story is worth at least its lead); those not told are
+    named in one line."""
     by_number = {pr["number"]: pr for pr in facts.prs}
     told: set[int] = set()
-    stories: list[Story] = []
+    groups: list[Story] = []
     rows = sorted(
         facts.stories,
         key=lambda s: (s["kind"] != "release", -float(s["importance"] or 0), s["story_id"]),
@@ -206,7 +222,7 @@ def build_stories(facts: WeekFacts) -> tuple[list[Story], list[Story]]:
         lead = lead if lead in members else min(members, key=_by_importance)
         ordered = [lead, *sorted((p for p in members if p is not lead), key=_by_importance)]
         told.update(pr["number"] for pr in ordered)
-        stories.append(
+        groups.append(
             Story(
                 story_id=row["story_id"],
                 kind=row["kind"],
@@ -217,17 +233,21 @@ def build_stories(facts: WeekFacts) -> tuple[list[Story], list[Story]]:
                 evidence=row.get("evidence"),
                 more=max(0, len(ordered) - MAX_STORY_PRS),
                 earlier=earlier,
+                is_key=_is_key(row, members),
             )
         )
-    for pr in told_alone(facts):
-        if pr["number"] not in told:
-            told.add(pr["number"])
-            stories.append(
-                Story(f"pr-{pr['number']}", "single", None, None, [pr], float(pr["importance"]))
-            )
-    stories.sort(key=_rank)
-    shown = stories[:MAX_STORIES]
-    return shown, [s for s in stories[MAX_STORIES:] if not s.is_single][:MAX_NAMED_STORIES]
+    alone = [
+        Story(f"pr-{pr['number']}", "single", None, None, [pr], float(pr["importance"]))
+        for pr in told_alone(facts)
+        if pr["number"] not in told
+    ]
+    keyed = sorted((g for g in groups if g.is_key), key=_rank)
+    room = MAX_STORIES - min(MIN_TOLD_ALONE, len(alone))
+    shown = keyed[:room]
+    shown += sorted(alone, key=_rank)[: min(MAX_TOLD_ALONE, MAX_STORIES - len(shown))]
+    shown.sort(key=_rank)
+    named = sorted([g for g in groups if g not in shown], key=_rank)
+    return shown, named[:MAX_NAMED_STORIES]
 
 
 def _releases(facts: WeekFacts) -> list[dict]:

@@ -8,12 +8,25 @@
 -- the PRs it held choose once more among the candidates no PR chose first. A story may take earlier PRs
 -- (`earlier_numbers`: a series begun before, the reverted PR) but is led by the week's most
 -- important PR (a release by its release PR); it weighs the average importance of its PRs of
--- the week plus story_size_weight per doubling of their number (at most 10). Titles are composed from
--- the facts, in English and Chinese, the names as written.
+-- the week plus story_size_weight per doubling of their number, and never less than its lead alone
+-- (at most 10). A story is key (`is_key`, the body tells it as one story before the key PRs told
+-- alone) when it is a release, holds a key PR of the week, or holds story_key_min_prs PRs of the
+-- week or more (a week's theme: a platform's docs, CI and images); `key_reason` says which.
+-- Titles are composed from the facts, in English and Chinese, the names as written.
 with settings as (
     select
-        max(value) filter (where name = 'story_size_weight') as size_weight
+        max(value) filter (where name = 'story_size_weight') as size_weight,
+        max(value) filter (where name = 'story_key_min_prs') as key_min_prs
     from {{ ref('thresholds') }}
+),
+
+-- the week's key PRs (fct_pull_requests.is_key, the one rule)
+key_prs as (
+    select repo, number from {{ ref('fct_pull_requests') }}
+    where is_key
+    {% if is_incremental() %}
+    and {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
+    {% endif %}
 ),
 
 candidates as (
@@ -93,8 +106,9 @@ second_kept as (
 ),
 
 members as (
-    select c.*
+    select c.*, k.number is not null as is_key_pr
     from choices c
+    left join key_prs k using (repo, number)
     semi join (
         select * from first_members
         union all
@@ -117,6 +131,8 @@ stories as (
         cast(sum(cast(importance as decimal(18, 1))) filter (where this_week) as double)
         / count(*) filter (where this_week) as week_importance,
         count(*) filter (where this_week) as week_prs,
+        max(importance) filter (where this_week) as lead_importance,
+        coalesce(bool_or(is_key_pr) filter (where this_week), false) as holds_key_pr,
         first(number order by merged_at, number) as first_number,
         list(number order by merged_at, number) filter (where role = 'revert') as revert_numbers,
         list(number order by merged_at, number) filter (where role = 'reland') as reland_numbers,
@@ -193,8 +209,15 @@ final as (
         w.numbers,
         w.earlier_numbers,
         w.lead_number,
-        cast(least(10, round(w.week_importance + s.size_weight * log2(w.week_prs), 1)) as double) as importance,
-        w.evidence
+        cast(least(10, greatest(w.lead_importance, round(w.week_importance + s.size_weight * log2(w.week_prs), 1)))
+            as double) as importance,
+        w.evidence,
+        w.kind = 'release' or w.holds_key_pr or w.week_prs >= s.key_min_prs as is_key,
+        case
+            when w.kind = 'release' then 'release'
+            when w.holds_key_pr then 'key_pr'
+            when w.week_prs >= s.key_min_prs then 'size'
+        end as key_reason
     from worded w
     cross join settings s
 )
