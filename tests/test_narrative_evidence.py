@@ -268,3 +268,30 @@ def test_impact_claims_and_caveats_of_the_contract_become_facts_headline_first()
     from orchestration.narrative.evidence import read_fact
 
     assert all(any(matches(f, g) for g in read_fact(facts[0]).figures) for f in said)
+
+
+def test_a_chinese_sentence_keeps_names_as_code_once_accepted() -> None:
+    """The model's names (models, hardware, identifiers) reach the Chinese report as code, so
+    its prose stays Chinese; figures, PR numbers and the report's loan words stay text."""
+    from orchestration.narrative.checks import _Checker
+    from orchestration.narrative.sanitize import names_as_code
+
+    said = "为 fully-async 引入 Qwen2.5-32B，在 H20 上 NCCL 从 14.2 s 降到 6.2 s（#7144）"
+    assert names_as_code(said) == (
+        "为 `fully-async` 引入 `Qwen2.5-32B`，在 `H20` 上 `NCCL` 从 14.2 秒降到 6.2 秒（#7144）"
+    )
+    assert names_as_code("加速 2.3x，8GB") == "加速 2.3x，8GB"
+    assert names_as_code("PR 与 CI、`use_x` 和 GPU/NPU") == "PR 与 CI、`use_x` 和 `GPU/NPU`"
+    facts = [
+        {"id": "p1", "kind": "pr", "pr": 1, "title": "[fsdp] feat: VeOmni offload for Qwen3.5"},
+        {"id": "p1.d1", "kind": "sentence", "pr": 1, "text": "Adds VeOmni offload for Qwen3.5."},
+    ]
+    ask = type("Ask", (), {"fact_list": facts})()
+    check = _Checker(ask, {1})
+    kept = check.claim(
+        {"zh": "#1 为 Qwen3.5 加入 VeOmni offload。", "en": "#1 adds VeOmni offload for "
+         "Qwen3.5.", "facts": ["p1", "p1.d1"]}, "summary[0]",
+    )  # fmt: skip
+    assert kept is not None and kept["zh"] == "#1 为 `Qwen3.5` 加入 `VeOmni` offload。"
+    assert kept["en"] == "#1 adds VeOmni offload for Qwen3.5."
+    assert check.label("VeOmni 卸载修复", {1}, "title_zh", "zh") == "`VeOmni` 卸载修复"

@@ -37,6 +37,7 @@ from orchestration.report.render import render_week
 from orchestration.report.translator import md_inline
 from tests.conftest import VERL_DATASET
 from tests.test_reliability_secrets import event_log, everything_under
+from tests.test_report_history import LATIN_LIMIT, body_of, latin_share
 
 REPO, WEEK, MONDAY = "verl-project/verl", "2026-W30", date(2026, 7, 20)
 PASSWORD = "sk-FAKEurlPASSWORD-0123456789"
@@ -287,6 +288,17 @@ def test_a_careful_models_answers_reach_every_part(week_home: Path, tmp_path: Pa
             assert all(_words(c["en"]) in en for c in told["summary"])
             assert all(_words(r["zh"]) in zh for r in told["recommendations"])
     assert shown >= 8  # the report shows eight key changes at most
+    # with the model's words the Chinese body stays Chinese and a two-minute read: its names
+    # are code, its stories one or two sentences (the measure)
+    body = body_of(zh)
+    titles = [pr["title"] for pr in facts.prs]
+    assert len(body) <= 5_000 and latin_share(body, titles) < LATIN_LIMIT, (
+        len(body),
+        latin_share(body, titles),
+    )
+    assert "`Qwen2.5-32B`" in body and " Qwen2.5-32B" not in body
+    assert "墙钟时间缩短约 15.3%" in body and "注意：可能增加峰值内存；默认关闭。" in body
+    assert "`Qwen3.5` 相关的 2 个 PR" in body and "`Ascend` 相关的 4 个 PR" in body
 
 
 def _words(text: str) -> str:

@@ -1,12 +1,11 @@
-"""Every answer is checked against the warehouse before it is kept, claim by claim.
-
-An answer must parse as JSON and follow its schema, and be about the PR it was asked about:
-otherwise the whole part fails. Then each claim is held to the evidence rule (`evidence.py`):
-a claim that fails is dropped with its reasons, and the rest is kept as plain text
-(`sanitize.py`). Labels (a Chinese title, a core value, a story's title) are checked the same
-way against the facts of their PRs; a PR list may hold only PRs of the week. The part fails
-when what it needs most is gone: a PR's summary, or the week's summary. The reasons are worded
-so that the model can be told them on its one retry.
+"""Every answer is checked against the warehouse before it is kept, claim by claim. An answer must
+parse as JSON and follow its schema, and be about the PR it was asked about: otherwise the
+whole part fails. Then each claim is held to the evidence rule (`evidence.py`): a claim that
+fails is dropped with its reasons, and the rest is kept as plain text (`sanitize.py`), a
+Chinese text with its names as code (`names_as_code`). Labels (a Chinese title, a core value, a
+story's title) are checked the same way against the facts of their PRs; a PR list may hold only
+PRs of the week. The part fails when what it needs most is gone: a PR's summary, or the week's
+summary. The reasons are worded so that the model can be told them on its one retry.
 """
 
 from __future__ import annotations
@@ -17,6 +16,7 @@ from typing import Any
 
 from orchestration.narrative.evidence import FactIndex, check_claim, check_label
 from orchestration.narrative.prompt import Ask
+from orchestration.narrative.sanitize import names_as_code
 from orchestration.narrative.schema import SCHEMAS, SUMMARY_ZH_CHARS, schema_errors
 
 MAX_REASONS = 6  # per dropped claim, the first distinct ones
@@ -58,6 +58,7 @@ class _Checker:
         self.dropped: list[str] = []
         self.dropped_at: list[str] = []
         self.removed: set[str] = set()
+        self.written_size = 0  # the Chinese length of the claim last kept
 
     def claim(self, item: dict, where: str) -> dict | None:
         zh, en, problems, removed = check_claim(item, self.index, where)
@@ -65,7 +66,8 @@ class _Checker:
         if problems:
             self._drop(where, en[:80] or zh[:40], problems)
             return None
-        return {"zh": zh, "en": en, "facts": list(item["facts"])}
+        self.written_size = len(zh)  # as the model wrote it, before its names became code
+        return {"zh": names_as_code(zh), "en": en, "facts": list(item["facts"])}
 
     def _drop(self, where: str, text: str, problems: list[str]) -> None:
         shown = list(dict.fromkeys(problems))[:MAX_REASONS]
@@ -82,7 +84,7 @@ class _Checker:
         if problems or not plain:
             self._drop(where, plain[:40], problems or ["it is empty"])
             return None
-        return plain
+        return names_as_code(plain) if lang == "zh" else plain
 
     def prs(self, numbers: list[int], where: str) -> list[int]:
         foreign = [n for n in numbers if n not in self.week]
@@ -101,7 +103,8 @@ def _fit(check: _Checker, items: list[dict], limit: int) -> list[dict]:
         claim = check.claim(item, f"summary[{index}]")
         if claim is None:
             continue
-        if kept and used + len(claim["zh"]) > limit:
+        size = check.written_size
+        if kept and used + size > limit:
             check._drop(
                 f"summary[{index}]",
                 claim["en"][:80],
@@ -109,7 +112,7 @@ def _fit(check: _Checker, items: list[dict], limit: int) -> list[dict]:
             )
             continue
         kept.append(claim)
-        used += len(claim["zh"])
+        used += size
     return kept
 
 

@@ -20,7 +20,7 @@ from orchestration.control_chars import strip_unsafe
 from orchestration.narrative import facts as F
 from orchestration.narrative.schema import PR_SCHEMA_NAME, SCHEMAS, WEEK_SCHEMA_NAME
 
-PROMPT_VERSION = "2"  # raise with any change to the wording below or to the facts sent
+PROMPT_VERSION = "3"  # raise with any change to the wording below or to the facts sent
 FACTS_MARK = "FACTS (JSON):\n"
 MAX_STORIES, MAX_AREAS = 8, 8
 
@@ -34,8 +34,11 @@ SYSTEM = (
     "dotted, a path, a flag) is spelt as they spell it; a removal, crash, hang, leak, security "
     "problem, revert, default or missing test only when they say so. Do not guess: leave out "
     "what the facts do not say. Plain text only: no links, no Markdown except `code spans`, no "
-    "HTML, no @mentions. Chinese fields are Simplified Chinese (names of code, models and "
-    "hardware stay as written); English fields are English; `zh` and `en` of one claim say the "
+    "HTML, no @mentions. Chinese fields are Simplified Chinese: names of code, models, hardware "
+    "and libraries stay as written and go in `code spans` (`Qwen2.5-32B`, `FSDP2`, `NCCL`, "
+    "`use_no_sync`), and common terms are said in Chinese (微批次 for micro-batch, 检查点 for "
+    "checkpoint, 卸载 for offload, 提示词 for prompt, 权重同步 for weight sync); English fields "
+    "are English; `zh` and `en` of one claim say the "
     "same thing with the same figures and PRs. Answer with one JSON object that follows the "
     "schema, nothing else."
 )

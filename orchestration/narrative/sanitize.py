@@ -6,6 +6,12 @@ mentions (`@user`, `@org/team`, `@here`), Slack's `<!channel>`, and control or b
 characters are removed (the link's words stay, its target goes). Code spans stay, as names:
 each target's escaping (the reliability layer) renders them, and a backtick left unpaired is
 dropped. `clean` says what it removed, so the narrative table can record it.
+
+A Chinese sentence keeps names as names: `names_as_code` puts each bare identifier-like word
+(mixed case `VeOmni`, a digit beside a letter `Qwen2.5-32B`, `H20`, a `.`, `-`, `_`, `/` or
+`+` inside `fully-async`, `GPU/NPU`, an acronym `NCCL`, a capitalised name `Ulysses`) in a
+code span, and says a time's unit in Chinese (`14.2 s` as 14.2 秒), so that the Chinese edition
+shows names as the names they are and its prose stays Chinese.
 """
 
 from __future__ import annotations
@@ -92,3 +98,41 @@ def clean(text: str) -> tuple[str, list[str]]:
 def plain(text: str) -> str:
     """`text` as plain text (see `clean`)."""
     return clean(text)[0]
+
+
+_WORD = re.compile(
+    r"(?<![A-Za-z0-9._\-+/#`@])[A-Za-z0-9](?:[A-Za-z0-9._\-+/]*[A-Za-z0-9+])?(?![A-Za-z0-9`])"
+)
+_MIXED = re.compile(r"[a-z][A-Z]|[A-Za-z]\d|\d[A-Za-z]|[A-Za-z0-9][._\-/+][A-Za-z0-9]")
+_SIZE_UNIT = re.compile(r"[KMGTP]i?B|[KMGT]")
+_CAPITALISED = re.compile(r"[A-Z][a-z]{2,}")
+# 14.2, 2.3x, 6s, 8GB: figures, not names (but 7B, 910B, H20 are names)
+_FIGURE = re.compile(r"[\d.,]+(?:[xX%]|ms|s|min|h|k|[KMGT]i?B)?")
+# words a Chinese sentence keeps as plain text (the report's own loan words)
+PLAIN_LATIN = frozenset({"pr", "prs", "ci", "api", "bug", "id"})
+
+
+def _name_like(word: str) -> bool:
+    if word.lower() in PLAIN_LATIN or _FIGURE.fullmatch(word) or not re.search("[A-Za-z]", word):
+        return False
+    if _SIZE_UNIT.fullmatch(word):  # `8 GB`: a figure's unit
+        return False
+    if _MIXED.search(word) or (len(word) >= 2 and word.isupper()):
+        return True
+    return bool(_CAPITALISED.fullmatch(word))  # inside Chinese, a capitalised word is a name
+
+
+_UNIT = re.compile(r"(?<=\d) ?(ms|min|s|h)(?![A-Za-z0-9])(?: (?=[\u4e00-\u9fff]))?")
+CHINESE_UNITS = {"ms": "毫秒", "min": "分钟", "s": "秒", "h": "小时"}
+
+
+def names_as_code(text: str) -> str:
+    """A Chinese sentence with each bare identifier-like word in a code span (see the module's
+    docstring) and a time's unit in Chinese (`14.2 s` 14.2 秒); code spans, other figures and
+    the report's loan words (PR, CI) stay as they are."""
+
+    def fix(part: str) -> str:
+        part = _UNIT.sub(lambda m: f" {CHINESE_UNITS[m.group(1)]}", part)
+        return _WORD.sub(lambda m: f"`{m.group()}`" if _name_like(m.group()) else m.group(), part)
+
+    return _outside_code(text, fix)

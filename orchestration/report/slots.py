@@ -10,7 +10,8 @@ deterministic text.
 What is read from the narrative (`WeekNarrative`; every sentence a claim `{"zh", "en", ...}`):
 - `week["summary"]`: the summary's claims;
 - `week["stories"]`: `{"story", "prs", "sentences", ...}`, `story` the mart's story_id (or
-  empty): the sentences of the story it names, or of a story of exactly its PRs;
+  empty): the sentences of the story it names, or of a story of exactly its PRs (at most
+  MAX_STORY_SENTENCES: a story is told in one or two sentences, the figure's first);
 - `week["recommendations"]`: `{"zh", "en", "prs"}`, the actions;
 - `prs[number]["title_zh"]`: a key PR's Chinese short title; `prs[number]["summary"]` the
   sentences of a story that PR leads when the week answer has none for it.
@@ -22,8 +23,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from orchestration.report.caveats import caveat_phrase
 from orchestration.report.view import MAX_ACTIONS, ReportView, Story
 
+MAX_STORY_SENTENCES = 2  # of the model's, a story tells; the appendix has them all
+MAX_STORY_CHARS = 160  # and in at most this many characters of Chinese (a two-minute read)
+_MEASURED = re.compile(r"\d\s*(?:%|倍|×|[xX](?![A-Za-z])|ms\b|s\b|h\b|秒|小时|[KMG]i?B\b)")
 _PR_NUMBER = re.compile(r"(?<![\w#/])#(\d+)\b")
 _CODE = re.compile(r"`([^`]+)`")
 
@@ -121,6 +126,54 @@ def _story_answer(story: Story, answers: list[dict]) -> dict | None:
     return next((a for a in answers if set(a.get("prs") or []) == numbers), None)
 
 
+def _cites(claim: dict, mark: str) -> bool:
+    """Does the claim rest on a fact of that kind (`.i1` the headline claim, `.c` a caveat)?"""
+    return any(mark in str(fact_id) for fact_id in claim.get("facts") or [])
+
+
+def _measured(claim: dict) -> bool:
+    """Does the claim state a measured figure (`降低约 40%`, `1.68 倍`, `14.2 s`)?"""
+    return bool(_MEASURED.search(str(claim.get("zh") or "")))
+
+
+def _chosen(claims: Any, most: int) -> list[dict]:
+    """At most `most` of the claims, in their order, within MAX_STORY_CHARS of Chinese: the
+    first and the first with a measured figure (if the first has none), then the next ones;
+    when two are too long, the one with the figure alone."""
+    items = [c for c in claims if isinstance(c, dict)] if isinstance(claims, list) else []
+    measured = [c for c in items if _measured(c)]
+    picked = [items[0]] if items and (most > 1 or not measured) else []
+    if measured and measured[0] not in picked:
+        picked.append(measured[0])
+    picked += [c for c in items if c not in picked][: max(0, most - len(picked))]
+    picked = [c for c in items if c in picked][:most]
+    if len(picked) > 1 and sum(len(str(c.get("zh") or "")) for c in picked) > MAX_STORY_CHARS:
+        picked = [(measured or picked)[0]]
+    return picked
+
+
+def _story_text(
+    t: Any, story: Story, answer: dict | None, told: dict, rules: BodyText, prs: list[dict]
+) -> list[str]:
+    """A story in one or two of the model's sentences: its own story's, else its lead's (one of
+    them for a story of several PRs), after the rule-built sentence that says who leads a story
+    of several PRs; the lead's caveat worded by rule when none of them states it; then what
+    the rules say of its other PRs (one reverted since)."""
+    alone = story.is_single or story.headed_by_lead
+    by_story = _chosen((answer or {}).get("sentences"), MAX_STORY_SENTENCES)
+    of_lead = (told.get(story.lead["number"]) or {}).get("summary")
+    claims = by_story or _chosen(of_lead, MAX_STORY_SENTENCES if alone else 1)
+    text = _claims(t, claims)
+    if not text:
+        return []
+    ruled = rules.story(story.story_id)
+    out = [] if story.is_single else ruled[:1]
+    out.append(linked(t, text, prs))
+    if not any(_cites(c, ".c") for c in claims) and (caveat := caveat_phrase(t, story.lead)):
+        out.append(t.sentence([caveat]))
+    return out + ([] if story.is_single else ruled[2:])
+
+
 def fill(t: Any, v: ReportView, rules: BodyText) -> BodyText:
     """`rules` with every slot the model wrote (and the checks accepted) put in its place; the
     titles are the model's already (`model_titles`), as the rule-built summary names them."""
@@ -141,12 +194,9 @@ def fill(t: Any, v: ReportView, rules: BodyText) -> BodyText:
 
     answers = [s for s in week.get("stories") or [] if isinstance(s, dict)]
     for story in v.stories:
-        answer = _story_answer(story, answers)
-        # a story's own sentences, else (a PR told alone) what the model said of its lead
-        text = _claims(t, (answer or {}).get("sentences"))
-        text = text or _claims(t, (told.get(story.lead["number"]) or {}).get("summary"))
-        if text:
-            out.stories[story.story_id] = [linked(t, text, prs)]
+        sentences = _story_text(t, story, _story_answer(story, answers), told, rules, prs)
+        if sentences:
+            out.stories[story.story_id] = sentences
             source["stories"] = "model"
 
     written = [
