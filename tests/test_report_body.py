@@ -253,3 +253,29 @@ def test_the_weeks_stories_are_told_before_key_prs_told_alone(tmp_path: Path) ->
     assert "`Qwen3.5` 相关的 2 个 PR" in headings[-2] and "`Ascend` 相关的 3 个 PR" in headings[-1]
     assert len(headings) == 7 and sum(f"{link(n)} " in stories for n in (10, 11, 12, 13, 14)) == 5
     assert "其他相关改动" not in stories
+
+
+def test_prs_naming_each_other_follow_up_nothing_and_a_revert_is_said_once(
+    tmp_path: Path,
+) -> None:
+    """A story of this week's PRs that name each other is headed by its lead, and follows up
+    no earlier PR; a revert and re-land story's title says who reverted what, its body not
+    again."""
+    prs = [
+        pr_row(1, WEEK, importance=7.0, title="[worker] feat: tinker primitives"),
+        pr_row(2, WEEK, importance=3.0, title="[worker] feat: optimizer overrides"),
+        pr_row(3, WEEK, importance=6.0, title="[reward] fix: world size"),
+        pr_row(4, WEEK, importance=1.0, title='Revert "[reward] fix: world size"'),
+    ]
+    sql = (
+        f"insert into marts.fct_weekly_stories values ('{REPO}', '{WEEK}', 'series:#1', "
+        "'series', '#1 and 1 linked PR', '#1 及 1 个相关 PR', [1, 2], 1, 7.0, '#1'),"
+        f"('{REPO}', '{WEEK}', 'revert_reland:3', 'revert_reland', '#3 reverted (#4)', "
+        "'#3 被回退（#4）', [3, 4], 3, 6.0, 'world size');"
+    )
+    risks = [("revert", 3, "reverted by #4", WEEK), ("revert", 4, "reverts #3", WEEK)]
+    zh = body(files_of(warehouse(tmp_path, prs, sql, risks))[f"{WEEK}.zh.md"])
+    assert "延续此前合并的" not in zh
+    assert f"### 1. {link(1)} \\[worker\\] feat: tinker primitives\n\n`engine` 模块" in zh
+    story = zh.split("#3 被回退（#4）")[1].split("###")[0]
+    assert "回滚" not in story.split("\n- ")[0]

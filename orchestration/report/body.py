@@ -92,24 +92,30 @@ def pr_facts(t: Any, pr: dict, lead_in: str | None = None) -> str:
     return t.sentence(clauses)
 
 
-def story_sentences(t: Any, v: ReportView, story: Story) -> list[str]:
-    """The rule-built sentences of a story: for a story of several PRs who leads it (its title
-    says what joins them), then the lead's facts, then what the others' risks say of them (a
-    member reverted since)."""
+def story_parts(t: Any, v: ReportView, story: Story) -> tuple[list[str], str, list[str]]:
+    """A story's rule-built sentences around its lead's facts: before them who leads a story
+    of several PRs (its title says what joins them) or the earlier PR it follows up; after
+    them what became of its other PRs (a member reverted since)."""
+    facts = pr_facts(t, story.lead)
     if story.is_single:
-        return [pr_facts(t, story.lead)]
-    if story.headed_by_lead:  # it follows up a PR merged before: the heading names its lead
-        earlier = t.join([t.safe(f"#{int(n)}") for n in story.earlier] or [story.evidence])
-        return [
-            t("story_follows", prs=earlier),
-            pr_facts(t, story.lead),
-            *member_notes(t, v, story),
-        ]
+        return [], facts, []
+    notes = member_notes(t, v, story)
+    if story.headed_by_lead:  # PRs linked by a PR's number: the heading names its lead
+        if not story.earlier:  # the PRs of the week name each other
+            return [], facts, notes
+        earlier = t.join([t.safe(f"#{int(n)}") for n in story.earlier])
+        return [t("story_follows", prs=earlier)], facts, notes
     lead = t("story_lead", pr=t.link(story.lead))
     if story.earlier:  # PRs of other weeks are named, not linked
         prs = t.join([t.safe(f"#{int(n)}") for n in story.earlier])
         lead = t.safe(f"{lead}{t.s['space']}{t('story_earlier', prs=prs)}")
-    return [lead, pr_facts(t, story.lead), *member_notes(t, v, story)]
+    return [lead], facts, notes
+
+
+def story_sentences(t: Any, v: ReportView, story: Story) -> list[str]:
+    """The rule-built sentences of a story (story_parts, in order)."""
+    before, facts, after = story_parts(t, v, story)
+    return [*before, facts, *after]
 
 
 NOTED_FLAGS = ("revert", "breaking_change")  # what a story says of its other PRs
@@ -118,7 +124,9 @@ NOTED_FLAGS = ("revert", "breaking_change")  # what a story says of its other PR
 def member_notes(t: Any, v: ReportView, story: Story) -> list[str]:
     """A sentence for each PR of the story but its lead that was reverted or breaks something:
     `其中 #5599 已被 #7173 回滚。`"""
-    out = []
+    out: list[str] = []
+    if story.kind == "revert_reland":  # its title says who reverted what
+        return out
     for pr in story.prs[1:]:
         line = next((r for r in v.all_risk_lines if r.pr is pr), None)
         items = [(f, i) for f, i in (line.items if line else []) if f in NOTED_FLAGS]

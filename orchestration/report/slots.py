@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from orchestration.report.body import story_parts
 from orchestration.report.caveats import caveat_phrase
 from orchestration.report.view import MAX_ACTIONS, ReportView, Story
 
@@ -153,7 +154,7 @@ def _chosen(claims: Any, most: int) -> list[dict]:
 
 
 def _story_text(
-    t: Any, story: Story, answer: dict | None, told: dict, rules: BodyText, prs: list[dict]
+    t: Any, v: ReportView, story: Story, answer: dict | None, told: dict, prs: list[dict]
 ) -> list[str]:
     """A story in one or two of the model's sentences: its own story's, else its lead's (one of
     them for a story of several PRs), after the rule-built sentence that says who leads a story
@@ -166,12 +167,11 @@ def _story_text(
     text = _claims(t, claims)
     if not text:
         return []
-    ruled = rules.story(story.story_id)
-    out = [] if story.is_single else ruled[:1]
-    out.append(linked(t, text, prs))
+    before, _, after = story_parts(t, v, story)  # the rule-built sentences around them
+    out = [*before, linked(t, text, prs)]
     if not any(_cites(c, ".c") for c in claims) and (caveat := caveat_phrase(t, story.lead)):
         out.append(t.sentence([caveat]))
-    return out + ([] if story.is_single else ruled[2:])
+    return out + after
 
 
 def fill(t: Any, v: ReportView, rules: BodyText) -> BodyText:
@@ -194,7 +194,7 @@ def fill(t: Any, v: ReportView, rules: BodyText) -> BodyText:
 
     answers = [s for s in week.get("stories") or [] if isinstance(s, dict)]
     for story in v.stories:
-        sentences = _story_text(t, story, _story_answer(story, answers), told, rules, prs)
+        sentences = _story_text(t, v, story, _story_answer(story, answers), told, prs)
         if sentences:
             out.stories[story.story_id] = sentences
             source["stories"] = "model"
