@@ -18,12 +18,13 @@ import pytest
 
 from tests.test_facts_support import build_models, pr, query
 
-STORIES, QUIET, BUSY, PLAIN, TRENDS = (
+STORIES, QUIET, BUSY, PLAIN, TRENDS, THEME = (
     "acme/stories",
     "acme/quiet",
     "acme/busy",
     "acme/plain",
     "acme/trends",
+    "acme/theme",
 )
 # release titles of other conventions: (title, version when it is a release)
 RELEASES = [
@@ -184,6 +185,36 @@ def trends_nodes() -> list[dict]:
     return nodes
 
 
+def theme_nodes() -> list[dict]:
+    """A week of filler, then three small PRs that name `Ascend`, three that share the word
+    `total`, written as a name (`TOTAL`) in one title only, and the week's key PR."""
+    titles = [
+        "[ci] fix: update Ascend nightly",
+        "[doc] fix: repair the Ascend links",
+        "[docker] chore: move the Ascend image",
+        "fix(sql): return NULL from the TOTAL aggregate",
+        "fix: total order of floats in sort",
+        "fix: use total comparison of literals",
+    ]
+    nodes = [
+        pr(
+            n,
+            f"[engine] fix: tweak step {n}",
+            at("03", n % 20),
+            [(f"src/e{n}.py", 4, M)],
+            repo=THEME,
+        )
+        for n in range(101, 121)
+    ]
+    nodes += [
+        pr(n, title, at("10", n), [(f"src/t{n}.py", 2, M)], repo=THEME)
+        for n, title in enumerate(titles, start=1)
+    ]
+    files = [(f"src/engine/s{i}.py", 80, M) for i in range(8)]  # the week's key PR
+    nodes.append(pr(7, "[engine] feat: a new scheduler", at("11", 9), files, repo=THEME))
+    return nodes
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     plain = [
@@ -196,6 +227,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
         BUSY: busy_nodes(),
         PLAIN: plain,
         TRENDS: trends_nodes(),
+        THEME: theme_nodes(),
     }
     return build_models(tmp_path_factory.mktemp("stories"), nodes)
 
@@ -416,3 +448,14 @@ def test_a_story_that_matters_is_key_and_worth_at_least_its_lead(built: Path) ->
     # three small CI and docs PRs on one platform: the week's theme, though none is key
     assert reasons["shared_name:ascend"] == "size"
     assert not any(r[5] for r in rows if r[0] == "shared_name:ascend")
+    themes = query(
+        built,
+        "select story_id, len(numbers), is_key, key_reason from marts.fct_weekly_stories "
+        "where repo = ? order by story_id",
+        [THEME],
+    )
+    # `total` in two titles and `TOTAL` in one: a word they share, no theme of the week
+    assert themes == [
+        ("shared_name:ascend", 3, True, "size"),
+        ("shared_name:total", 3, False, None),
+    ]

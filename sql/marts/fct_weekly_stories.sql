@@ -11,7 +11,9 @@
 -- the week plus story_size_weight per doubling of their number, and never less than its lead alone
 -- (at most 10). A story is key (`is_key`, the body tells it as one story before the key PRs told
 -- alone) when it is a release, holds a key PR of the week, or holds story_key_min_prs PRs of the
--- week or more (a week's theme: a platform's docs, CI and images); `key_reason` says which.
+-- week or more whose titles write its name as it does (a week's theme: a platform's docs, CI and
+-- images, `Ascend` in three titles; not `total` in two and `TOTAL` in one); `key_reason` says
+-- which.
 -- Titles are composed from the facts, in English and Chinese, the names as written.
 with settings as (
     select
@@ -20,12 +22,11 @@ with settings as (
     from {{ ref('thresholds') }}
 ),
 
--- the week's key PRs (fct_pull_requests.is_key, the one rule)
-key_prs as (
-    select repo, number from {{ ref('fct_pull_requests') }}
-    where is_key
+-- the week's PRs: key or not (fct_pull_requests.is_key, the one rule) and their titles
+week_prs as (
+    select repo, number, is_key, title from {{ ref('fct_pull_requests') }}
     {% if is_incremental() %}
-    and {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
+    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
     {% endif %}
 ),
 
@@ -106,9 +107,13 @@ second_kept as (
 ),
 
 members as (
-    select c.*, k.number is not null as is_key_pr
+    select
+        c.*,
+        coalesce(k.is_key, false) as is_key_pr,
+        -- its title writes the story's name as the story does (`Ascend`, not `ascend` or `total`)
+        coalesce(contains(k.title, c.evidence), false) as names_it
     from choices c
-    left join key_prs k using (repo, number)
+    left join week_prs k using (repo, number)
     semi join (
         select * from first_members
         union all
@@ -133,6 +138,7 @@ stories as (
         count(*) filter (where this_week) as week_prs,
         max(importance) filter (where this_week) as lead_importance,
         coalesce(bool_or(is_key_pr) filter (where this_week), false) as holds_key_pr,
+        count(*) filter (where this_week and names_it) as naming_prs,
         first(number order by merged_at, number) as first_number,
         list(number order by merged_at, number) filter (where role = 'revert') as revert_numbers,
         list(number order by merged_at, number) filter (where role = 'reland') as reland_numbers,
@@ -212,11 +218,11 @@ final as (
         cast(least(10, greatest(w.lead_importance, round(w.week_importance + s.size_weight * log2(w.week_prs), 1)))
             as double) as importance,
         w.evidence,
-        w.kind = 'release' or w.holds_key_pr or w.week_prs >= s.key_min_prs as is_key,
+        w.kind = 'release' or w.holds_key_pr or w.naming_prs >= s.key_min_prs as is_key,
         case
             when w.kind = 'release' then 'release'
             when w.holds_key_pr then 'key_pr'
-            when w.week_prs >= s.key_min_prs then 'size'
+            when w.naming_prs >= s.key_min_prs then 'size'
         end as key_reason
     from worded w
     cross join settings s
