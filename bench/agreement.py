@@ -9,9 +9,10 @@
   empty), and the share of equal sets.
 - change sentence, over every labelled PR: with an empty label, acceptable when the fact is
   NULL (or empty); else acceptable when, after normalising both (Markdown links to their text,
-  URLs, `*`/`` ` `` and a trailing `…` dropped, whitespace collapsed, lower case, trailing
-  `.:;,` stripped), the fact equals one alternative; or holds it whole and is at most twice as
-  long, or 200 characters longer (a lead-in or the next items of its list); or is part of it at
+  a link to an issue or PR and `owner/name#N` read as `#N`, as the fact shows them, other URLs,
+  `*`/`` ` `` and a trailing `…` dropped, whitespace collapsed, lower case, trailing `.:;,`
+  stripped), the fact equals one alternative; or holds it whole and is at most twice as long,
+  or 200 characters longer (a lead-in or the next items of its list); or is part of it at
   least half as long (a sentence cut short still reads).
 - headline claim, over the PRs labelled with one: right when the fact's value and unit agree
   with one alternative (absolute values within 1%, `×` read as `x`). Claims the fact makes

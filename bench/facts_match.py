@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import re
 
+# a link to an issue, PR or discussion, and a reference `owner/name#N`: the fact shows `#N`
+# (`owner/name#N` for another repository), the label may hold the URL; both read as `#N`
+GITHUB_LINK = re.compile(
+    r"https?://github\.com/[\w.-]+/[\w.-]+/(?:issues|pull|discussions)/(\d+)[^\s)\]>]*"
+)
+REFERENCE = re.compile(r"\b[\w.-]+/[\w.-]+#(\d+)")
 FIGURE = re.compile(r"(?P<value>[-+]?\d+(?:\.\d+)?)\s*(?P<unit>x|×|%|ms|s|min|h|[KMG]i?B)?")
 
 
 def normalise(text: str | None) -> str:
     """A sentence as the comparison sees it (see the module's docstring)."""
     text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text or "")
+    text = REFERENCE.sub(r"#\1", GITHUB_LINK.sub(r"#\1", text))
     text = re.sub(r"https?://\S+", "", text)
     text = re.sub(r"[*`]|…$", "", text)
     return re.sub(r"\s+", " ", text).strip().lower().rstrip(".:;, ")

@@ -21,6 +21,18 @@ def test_a_sentence_agrees_after_markup_and_case_are_dropped():
     assert sentence_ok(linked, "This PR add CollabLLM as a training recipe.")
 
 
+def test_a_link_to_an_issue_or_pr_agrees_with_the_number_the_fact_shows():
+    # the fact renders a link to an issue or PR as `#N` (`owner/name#N` in another repository)
+    label = [
+        "Fixes issue (https://github.com/verl-project/verl/pull/4778#issuecomment-3850938277) "
+        "with metric aggregation across DP ranks"
+    ]
+    assert sentence_ok(label, "Fixes issue (#4778) with metric aggregation across DP ranks")
+    other = ["Tracked upstream in https://github.com/NVIDIA/Megatron-LM/issues/4933 for now."]
+    assert sentence_ok(other, "Tracked upstream in NVIDIA/Megatron-LM#4933 for now.")
+    assert not sentence_ok(label, "Fixes issue (#4779) with metric aggregation across DP ranks")
+
+
 def test_a_lead_in_or_the_rest_of_a_list_is_acceptable_but_not_a_whole_description():
     label = ["Implement KL loss, GRPO outcome adv, and utilize bon rollouts"]
     assert sentence_ok(label, label[0] + "; Provide scripts for deepseek and qwen on GSM8k.")
