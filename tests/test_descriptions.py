@@ -344,3 +344,25 @@ def test_verl_claims_and_caveats_of_issue_24() -> None:
     )
     assert ("omission", ignored) in kinds(verl(7082))
     assert [k for k, _ in kinds(verl(7103))] == ["unverified"]
+
+
+def test_commit_trailers_alone_are_no_description_but_the_title_still_counts() -> None:
+    from orchestration.descriptions.function import read_one
+
+    trailers = "Co-authored-by: A <a@x.org>\n\nSigned-off-by: B <b@x.org>\n"
+    empty = read_one("acme/crafted", "Fix the cache", None, trailers, seeds())
+    assert empty["summary"] is None and empty["caveats"] == []
+    titled = read_one("acme/crafted", "[BREAKING] drop the v1 API", None, trailers, seeds())
+    assert [c["kind"] for c in titled["caveats"]] == ["breaking"]
+    said = read_one(
+        "acme/crafted", "t", None, "Adds a cache of resolved wheels.\n\n" + trailers, seeds()
+    )
+    assert said["summary"] == "Adds a cache of resolved wheels."
+
+
+def test_words_read_ascii_and_other_text_alike() -> None:
+    from orchestration.descriptions.markdown import words
+
+    assert words("Fix `FSDP2`-sharded I/O, (v1.2)!") == "fix fsdp2 sharded i o v1 2"
+    # only ASCII marks part words: other text keeps its letters and its punctuation
+    assert words("Ünïcode stays: naïve Café—x") == "ünïcode stays naïve café—x"

@@ -3,7 +3,8 @@ change sentence, impact claims, headline claim and caveats (sql/functions.yml).
 
 Called by int_pull_request_descriptions with Arrow batches of rows: the vocabulary is loaded
 once (`description_vocabulary`, which returns a key to it), a description is parsed once, and
-claims and caveats are looked for only where a cheap test finds a figure or a caveat's word.
+claims and caveats are looked for only where a cheap test finds a figure or a caveat's word; a
+description of commit trailers alone (`Co-authored-by:`) is no description.
 """
 
 from __future__ import annotations
@@ -59,6 +60,8 @@ _EMPTY = {
     "breaking_sentence": None,
 }
 _NO_DOC = Doc([], [])
+# a line that is a commit trailer: a squash message of these alone says nothing
+_TRAILER = re.compile(r"(?:Co-authored-by|Signed-off-by):[^\n]*", re.IGNORECASE)
 _FIGURE = re.compile(r"\d\s?(?:%|×|[xX]\b)|\d\s?(?:ms|s|min|h|[KMG]i?B)\s*(?:→|->|to\b)")
 
 
@@ -81,7 +84,11 @@ def describe(
     # a caveat's sentence holds one of the caveat phrases' longest words (or the title's tag)
     in_body = bool(doc.blocks) and not vocab.caveat_words.isdisjoint(words(text).split())
     in_title = title_may_say(title, vocab)
-    found = caveats(doc if in_body else _NO_DOC, title if in_title else "", vocab, repo)
+    found = (
+        caveats(doc if in_body else _NO_DOC, title if in_title else "", vocab, repo)
+        if in_body or in_title
+        else []
+    )
     breaking = None
     for caveat in found:
         from_title = caveat.pop("title", False)
@@ -102,6 +109,20 @@ def describe(
     }
 
 
+def trailers_only(body: str) -> bool:
+    """Is the description commit trailers and blank lines alone (a squash of co-authors)?"""
+    return not _TRAILER.sub("", body).strip()
+
+
+def read_one(repo: str, title: str, title_words: str | None, body: str | None, vocab) -> dict:
+    """Everything RESULT holds for one PR."""
+    if body and ("-by:" in body or "-By:" in body or "-BY:" in body) and trailers_only(body):
+        body = None
+    if body or (title and title_may_say(title, vocab)):
+        return describe(repo, title, body, vocab, title_words)
+    return _EMPTY  # no description, and a title with no caveat in it
+
+
 def title_may_say(title: str, vocab: Vocabulary) -> bool:
     """Could the title state a caveat (one of the caveat phrases' words, a breaking tag)?"""
     return not vocab.caveat_words.isdisjoint(words(title).split()) or breaking_tag(title)
@@ -117,10 +138,7 @@ def read_description(
     for r, t, w, b in zip(
         repo.to_pylist(), title.to_pylist(), title_words.to_pylist(), body.to_pylist(), strict=True
     ):
-        if b or (t and title_may_say(t, vocab)):
-            found = describe(r or "", t or "", b, vocab, w)
-        else:
-            found = _EMPTY  # no description, and a title with no caveat in it
+        found = read_one(r or "", t or "", w, b, vocab)
         for name, values in columns.items():
             values.append(found[name])
     return pa.StructArray.from_arrays(

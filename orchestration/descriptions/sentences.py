@@ -54,6 +54,7 @@ def sentences(block: Block, repo: str, vocab: Vocabulary) -> list[Sentence]:
         found = []
         for text in split(block.text, repo):
             w = words(text)
-            found.append(Sentence(text, w, w.split(), vocab.signals(w)))
+            toks = w.split()
+            found.append(Sentence(text, w, toks, vocab.signals(toks)))
         block.cache = found
     return block.cache

@@ -52,18 +52,29 @@ class Vocabulary:
     metrics: dict[str, tuple[str, str, str]]
     caveat_words: frozenset[str]  # see CAVEAT_SIGNALS
     openers: dict[str, tuple[tuple[str, str], ...]]  # first word -> (signal, phrase), longest first
+    # is_verb's and signals' answers: words and their sets repeat from one description to the next
+    verb_cache: dict[str, bool]
+    union_cache: dict[frozenset[str], frozenset[str]]
 
     def get(self, signal: str) -> tuple[str, ...]:
         return self.phrases.get(signal, ())
 
-    def signals(self, text_words: str) -> frozenset[str]:
-        """The signals one of whose phrases' longest word is among the words: the only ones
-        `found` can find in them."""
-        by_key = self.key_signals
-        hits = [by_key[w] for w in text_words.split() if w in by_key]
+    def signals(self, tokens: list[str]) -> frozenset[str]:
+        """The signals one of whose phrases' longest word is among the words (a text's words
+        split): the only ones `found` can find in them."""
+        hits = self.key_signals.keys() & tokens
         if not hits:
             return _NONE
-        return hits[0] if len(hits) == 1 else frozenset().union(*hits)
+        by_key = self.key_signals
+        if len(hits) == 1:
+            return by_key[hits.pop()]
+        union = self.union_cache.get(frozenset(hits))
+        if union is None:
+            union = frozenset().union(*(by_key[w] for w in hits))
+            if len(self.union_cache) > 100_000:
+                self.union_cache.clear()
+            self.union_cache[frozenset(hits)] = union
+        return union
 
     def found(
         self, signal: str, text_words: str, present: frozenset[str] | None = None
@@ -112,6 +123,14 @@ class Vocabulary:
 
     def is_verb(self, word: str) -> bool:
         """A change verb in any form: `add`, `adds`, `added`, `adding`, `re-add` (`readd`)."""
+        known = self.verb_cache.get(word)
+        if known is None:
+            known = self.verb_cache[word] = self._is_verb(word)
+            if len(self.verb_cache) > 100_000:
+                self.verb_cache.clear()
+        return known
+
+    def _is_verb(self, word: str) -> bool:
         v = self.verbs
         if word in v:
             return True
@@ -188,6 +207,8 @@ def vocabulary(text: str | None) -> Vocabulary:
         metrics,
         frozenset(_key(p) for s in CAVEAT_SIGNALS for p in phrases.get(s, ())) | {"default"},
         _openers(phrases),
+        {},
+        {},
     )
 
 
