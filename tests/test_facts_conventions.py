@@ -158,7 +158,14 @@ def sprawl() -> list[dict]:
 
 def squashed() -> list[dict]:
     def p(number: int, title: str, files, deletions: int = 0, **kw) -> dict:
-        node = pr(number, title, f"2026-03-05T10:{number:02d}:00Z", files, **kw, repo=R4)
+        node = pr(
+            number,
+            title,
+            f"2026-03-05T{10 + number // 60}:{number % 60:02d}:00Z",
+            files,
+            **kw,
+            repo=R4,
+        )
         node["deletions"] = deletions
         node["files"]["nodes"][0]["deletions"] = deletions
         return node
@@ -182,7 +189,7 @@ def squashed() -> list[dict]:
         p(8, "🎨 Fix default value in a tutorial", tutorial, deletions=1),
         # a language and a version: a toolchain bump
         p(9, "Rust 1.75", toolchain, deletions=20),
-        # nothing names a type: a change that only adds code is a feature, else `other`
+        # nothing names a type: a change that only adds code is a feature, else a repair
         p(10, "core: Unix ns and Unix ms time placeholders", code),
         p(11, "core: placeholder spacing", code, deletions=3),
         # a revert inside the squashed commits is not the PR's type; one opening the body is
@@ -222,6 +229,49 @@ def squashed() -> list[dict]:
           body="In an attempt not to interrupt the child.\n\nThis resolves the issue with marimo."),
         p(32, "Add a retry budget", code, deletions=1, body="Closes #12: the issue asked for it."),
         p(33, "Add a retry budget", code, deletions=1, body="Adds it. Also fixes a bug in it."),
+        # what the title says the change is for types a weak verb or a chore gitmoji
+        p(34, "📦 Packing with flash attention to avoid cross-contamination", code, deletions=1),
+        p(35, "Replace the loader with a stateful one to support resuming", code, deletions=3),
+        p(36, "Move entropy out of the loop to reduce peak memory", code, deletions=3),
+        p(37, "Move the parsers together to avoid code duplication", code, deletions=3),
+        p(38, "Bump torch to support Python 3.13", [("pyproject.toml", 2, "MODIFIED")]),
+        # nothing names a type: the paths say a removal, a restructuring or a repair
+        p(39, "🪦 RIP the chat command", [("squashed/chat.py", 0, "DELETED"),
+                                          ("docs/clis.md", 9, "MODIFIED")], deletions=571),
+        p(40, "📨 Tokenize directly", [("squashed/sft.py", 25, "MODIFIED")], deletions=46),
+        p(41, "Update dpo_trainer.py", [("squashed/dpo_trainer.py", 2, "MODIFIED")], deletions=2),
+        # docstrings are documentation, misspelt names renames
+        p(42, "[SFT] fix: collator docstring", [("squashed/sft.py", 2, "MODIFIED")], deletions=2),
+        p(43, "chore: fixed typos in several variable names", code, deletions=4),
+        p(44, "docs(python): more detail in the strategies docstrings",
+          [("squashed/testing/strategies.py", 8, "MODIFIED")], deletions=2),
+        # tests named by a title that changes CI only; one dependency updated
+        p(45, "Add a system install test for alpine",
+          [(".github/workflows/ci.yml", 26, "MODIFIED"), ("scripts/check.py", 10, "MODIFIED")]),
+        p(46, "Update packse and drop Python 3.9 from the test requirements",
+          [("squashed/tests/it/lock.rs", 100, "MODIFIED"), ("scripts/pyproject.toml", 1, "MODIFIED")
+           ]),
+        # repository housekeeping, documentation assets and data, a `[ci]` module
+        p(47, "[misc] chore: add a code owner", [(".github/CODEOWNERS", 13, "MODIFIED")]),
+        p(48, "🍱 Update the sponsor banner", [("docs/img/sponsors/banner.svg", 1, "MODIFIED")]),
+        p(49, "🔧 Add sponsor Kong", [("docs/overrides/main.html", 6, "MODIFIED"),
+                                     ("docs/data/sponsors.yml", 3, "MODIFIED"),
+                                     ("README.md", 1, "MODIFIED")]),
+        p(50, "👥 Update People", [("docs/data/people.yml", 135, "MODIFIED")], deletions=65,
+          author="github-actions[bot]"),
+        p(51, "Add an architecture diagram", [("docs/img/arch.svg", 30, "ADDED")]),
+        p(53, "Strip the fragment from direct URLs", code, deletions=1),  # 4 added, 1 removed
+        p(54, "docs(rust): fix a typo in the read example", code, deletions=1),
+        p(55, "chore: add an example", [("examples/run.sh", 40, "ADDED")]),
+        p(56, "Add support to resolve names in expressions", code, deletions=1),
+        p(57, "Fix typo in the documentation of the index variable", code, deletions=1),
+        p(58, "fix(python): typo in the exception message", code, deletions=1),
+        p(59, "✏️ Fix typo in `app/routing.py`", code, deletions=1),
+        p(60, "Lock during installs to prevent races", code, deletions=1),
+        p(61, "Refactor the finder to allow handling errors", code, deletions=30),
+        p(62, "chore: fix typo in error message", code, deletions=1),
+        p(52, "[ci] feat: add a nightly NPU test", [(".github/workflows/npu.yml", 44, "MODIFIED"),
+                                                  ("tests/npu/run_grpo.sh", 184, "ADDED")]),
     ]  # fmt: skip
 
 
@@ -366,7 +416,7 @@ def test_documentation_sources_versions_and_titles_without_a_verb(built: Path) -
     assert f[8][:2] == ("docs", "paths")  # docs_src/ holds the documentation's code
     assert f[9][:2] == ("chore", "title_release")  # Rust 1.75
     assert f[10][:2] == ("feat", "paths_fallback")  # only added lines
-    assert f[11][:2] == ("other", "none")  # lines changed, no word for it
+    assert f[11][:2] == ("fix", "paths_fallback")  # code changed in place, no word for it
     assert f[30][:2] == ("feat", "paths_fallback")  # four times more added than removed
     assert f[29][:2] == ("feat", "description")  # a squashed commit's verb after its [tag]
     # a weak verb gives way to a description that says it fixes a bug, not to `Closes #N`
@@ -409,3 +459,42 @@ def test_removing_a_component_is_a_chore_and_removing_code_a_refactor(built: Pat
     f = facts(built, R4)
     assert f[20][:2] == ("chore", "title_verb")
     assert f[21][:2] == ("refactor", "title_verb")
+
+
+def test_what_the_title_says_the_change_is_for_types_a_weak_verb(built: Path) -> None:
+    f = facts(built, R4)
+    assert f[34][:2] == ("fix", "title_verb")  # a chore gitmoji, "to avoid ..."
+    assert [f[n][:2] for n in (35, 36, 37)] == [("feat", "title_verb"), ("perf", "title_verb"),
+                                               ("refactor", "title_verb")]  # fmt: skip
+    assert f[38][0] == "chore"  # a bump that changes the manifest stays a bump
+    assert f[56][:2] == ("feat", "title_verb")  # "to resolve" names no purpose (a DNS name)
+    assert f[60][:2] == ("fix", "title_verb")  # no known verb, but "to prevent races"
+    assert f[61][:2] == ("refactor", "title_verb")  # "Refactor" says it outright
+
+
+def test_without_a_word_for_it_the_paths_say_removal_restructuring_or_repair(built: Path) -> None:
+    f = facts(built, R4)
+    assert f[39][:2] == ("chore", "paths_fallback")  # files deleted, next to nothing added
+    assert f[40][:2] == ("refactor", "paths_fallback")  # more taken away than added
+    assert f[41][:2] == ("fix", "paths_fallback")  # GitHub's `Update <file>` says nothing
+    assert f[53][:2] == ("fix", "title_verb")  # "Strip" that adds more than it deletes
+
+
+def test_docstrings_typos_ci_tests_dependencies_and_housekeeping(built: Path) -> None:
+    f = facts(built, R4)
+    assert f[42][:2] == ("docs", "title_word")  # fix: ... docstring
+    assert f[43][:2] == ("refactor", "title_word")  # misspelt names fixed in code
+    assert f[54][:2] == ("docs", "title_type")  # a docs: title keeps its type
+    assert f[57][:2] == ("refactor", "title_word")  # names come before documentation
+    assert f[58][:2] == ("fix", "title_type")  # a misspelt message: no rename said
+    assert f[59][:2] == ("docs", "title_emoji")  # ✏️, a gitmoji for docs, keeps its type
+    assert f[62][:2] == ("fix", "title_verb")  # a message users read is no rename
+    assert f[44][:2] == ("docs", "paths")  # a docs: title on docstrings of test helpers
+    assert f[45][:2] == ("ci", "title_verb")  # "test" in the title, CI changed, no test file
+    assert f[46][:2] == ("chore", "title_verb")  # Update <one name> changing a manifest
+    assert f[47][:2] == ("chore", "paths")  # CODEOWNERS is no CI
+    # documentation's images and data without prose: what the chore gitmoji says
+    assert [f[n][:2] for n in (48, 49, 50)] == [("chore", "paths")] * 3
+    assert f[51][:2] == ("docs", "paths")  # an image with no explicit type stays documentation
+    assert f[55][:2] == ("docs", "paths")  # an example script is documentation, not an asset
+    assert f[52][:2] == ("ci", "paths")  # the `[ci]` module of a `[modules] feat:` title

@@ -6,21 +6,30 @@
 -- Change type, first signal that decides: a label (seeds/change_type_aliases.csv); a title
 -- that starts with `Revert`; a dependency bump (a `(deps)` scope, `Bump X from A to B`,
 -- `Update X to vN`, `... digest to <sha>`), whatever its files; for a change without code,
--- what its files are (CI, tests or documentation; example scripts and `docs_src/` count as
--- documentation, a changelog alone is a chore); a revert the description opens with; a weak
--- title type or gitmoji that its verb overrides (`feat: optimize ...`, `chore: add ...
+-- what its files are (repository housekeeping such as a changelog or CODEOWNERS is a chore;
+-- CI, tests or documentation, a `[ci]` module counting as `ci:`; example scripts and
+-- `docs_src/` count as documentation; documentation's images, data and templates without its
+-- prose are what an explicit chore type says); a revert the description opens with; a
+-- misspelling fixed in names (a rename) or in documentation, a small fix of a docstring; a
+-- weak title type or gitmoji that its verb overrides (`feat: optimize ...`, `chore: add ...
 -- tests`, `♻️ Update X` changing a manifest); the title's `type:` after its [modules] or a
 -- conventional commit `type(scope)!:` or `type[scope]:`, or an upper-case prefix such as
--- `ENH:` or `MNT `; a gitmoji or emoji prefix (seeds/title_emoji.csv; another emoji names no
--- type); a bracket tag such as [Bugfix]; a release or version-bump title
--- (seeds/release_words.csv), or a language and a version (`Rust 1.75`); a bot author
--- (seeds/bot_authors.csv); a description that says it fixes a bug, over a weak title verb;
--- the title's first word (seeds/title_verbs.csv; `Remove X` that deletes X's files is a
--- chore, `Use X 3.0` changing a manifest a bump), then any word of it that counts anywhere;
--- the description (a checked type box, `Fixes #N`, its first verb, after a bullet's
--- `[tag]`); the paths again (dependency manifests only, a new source file, code
--- added and at most a quarter as much removed); else `other`. Title scopes that name a
--- language, layer or catch-all (seeds/scope_tags.csv) or the repository are tags, not areas.
+-- `ENH:` or `MNT `; a chore gitmoji that gives way to what the title says the change is for
+-- (`... to avoid X`, seeds/title_purposes.csv); a gitmoji or emoji prefix
+-- (seeds/title_emoji.csv; another emoji names no type); a bracket tag such as [Bugfix]; a
+-- release or version-bump title (seeds/release_words.csv), or a language and a version
+-- (`Rust 1.75`); a bot author (seeds/bot_authors.csv); a description that says it fixes a
+-- bug, over a weak title verb; the title's first word (seeds/title_verbs.csv; `Remove X` that
+-- deletes X's files is a chore, one that adds four times what it deletes a fix, `Use X 3.0`
+-- or `Update X` changing a manifest a bump, a title naming tests that changes CI and no test
+-- a CI change, a weak verb giving way to what the change is for: `Move X to reduce peak
+-- memory`), GitHub's `Update <file>` naming none; then any word of it that counts anywhere;
+-- the description (a checked type box, `Fixes #N`, its first verb, after a bullet's `[tag]`);
+-- what the title says the change is for; the paths again (dependency manifests only, files
+-- deleted and next to nothing added a chore, a new source file or code added and at most a
+-- quarter as much removed a feature, code changed in place a refactor when more was removed
+-- than added, else a fix); else `other`. Title scopes that name a language, layer or
+-- catch-all (seeds/scope_tags.csv) or the repository are tags, not areas.
 with prs as (
     select * from {{ ref('stg_pull_requests') }}
     {% if is_incremental() %}
@@ -65,7 +74,11 @@ vocabulary as (
             as bot_types,
         (select list(distinct lower(keyword)) from {{ ref('keywords') }} where signal = 'performance') as performance_words,
         (select list(distinct lower(keyword)) from {{ ref('keywords') }} where signal = 'dependency') as dependency_words,
-        (select map(list(lower(alias)), list(coalesce(area, ''))) from {{ ref('area_aliases') }} where repo = '*') as area_of_alias
+        (select map(list(lower(alias)), list(coalesce(area, ''))) from {{ ref('area_aliases') }} where repo = '*') as area_of_alias,
+        -- `... to <phrase>`: what the change is for, the longest phrase first
+        (select list({'phrase': ' to ' || trim(regexp_replace(lower(phrase), '[^a-z0-9]+', ' ', 'g')) || ' ',
+                      'change_type': change_type} order by length(phrase) desc, phrase)
+         from {{ ref('title_purposes') }}) as purposes
 ),
 
 repo_area_aliases as (
@@ -86,10 +99,19 @@ file_signals as (
         -- as documentation, not code
         bool_or(is_code and not regexp_matches(path, '(^|/)(examples?|docs?[_-](src|sources?|examples?))/'))
             as has_code,
+        coalesce(sum(lines) filter (where is_code and regexp_matches(path, '(^|/)(examples?|docs?[_-](src|sources?|examples?))/')), 0)
+            as example_lines,
         coalesce(sum(lines) filter (where is_ci), 0) as ci_lines,
         coalesce(sum(lines) filter (where is_test and not is_ci), 0) as test_lines,
         bool_and(is_dependency) as dependency_only,
         bool_and(regexp_matches(path, '(^|/)(changelog|changes|history|news)[^/]*$', 'i')) as changelog_only,
+        -- repository housekeeping under .github/ that is no CI: code owners, issue and PR
+        -- templates, funding
+        bool_and(regexp_matches(path, '(^|/)CODEOWNERS$|^\.github/(ISSUE_TEMPLATE/|PULL_REQUEST_TEMPLATE|FUNDING\.ya?ml$)'))
+            as housekeeping_only,
+        -- documentation prose (not its images, data files or site templates)
+        coalesce(sum(lines) filter (where is_doc and regexp_matches(path, '\.(md|mdx|rst|txt|adoc|ipynb)$|(^|/)README[^/]*$', 'i')), 0)
+            as prose_lines,
         bool_or(change_type = 'DELETED') as deletes_files,
         bool_or(not is_test) as has_non_test,
         sum(lines) as total_lines,
@@ -268,6 +290,32 @@ typed as (
             not regexp_matches(w, '^v?\d+(\.\d+)+([-.]?(rc|a|b|alpha|beta|dev|post|pre)\.?\d*)?$')
             and not list_contains(v.language_tags, w)) as release_other_words,
         list_filter(v.bot_types, lambda b: lower(coalesce(t.author, '')) like b.pattern)[1].change_type as bot_type,
+        -- what the title says the change is for (`... to avoid X`, `... to support Y`): the
+        -- earliest phrase, the longest at one place
+        case when contains(lower(t.title), ' to ') then
+            list_sort(list_transform(
+                list_filter(v.purposes, lambda x: contains(' ' || array_to_string(t.title_words, ' ') || ' ', x.phrase)),
+                lambda x: {'at': instr(' ' || array_to_string(t.title_words, ' ') || ' ', x.phrase),
+                           'len': -length(x.phrase), 'change_type': x.change_type}))[1].change_type
+        end as purpose_type,
+        -- GitHub's title for an edit in the browser (`Update trainer.py`) says nothing
+        regexp_full_match(trim(t.title), '(?i)update\s+[\w./-]+\.[a-z0-9]+') as web_edit_title,
+        -- what a misspelling was fixed in: names (a rename), documentation, or neither said
+        list_has_any(t.title_words, ['typo', 'typos']) as names_typo,
+        list_has_any(t.title_words, ['variable', 'variables', 'name', 'names', 'identifier', 'identifiers',
+            'function', 'functions', 'method', 'methods', 'parameter', 'parameters', 'param', 'params',
+            'argument', 'arguments', 'field', 'fields']) as names_identifiers,
+        list_has_any(t.title_words, ['doc', 'docs', 'documentation', 'docstring', 'docstrings', 'comment',
+            'comments', 'readme']) as names_docs,
+        list_has_any(t.title_words, ['message', 'messages', 'error', 'errors', 'warning', 'warnings', 'help',
+            'log', 'logs', 'output']) as names_message,
+        list_has_any(t.title_words, ['docstring', 'docstrings']) as names_docstring,
+        list_has_any(t.title_words, ['docstring', 'docstrings', 'comment', 'comments']) as names_code_docs,
+        -- `Update X`, `Bump X and ...`: one name, then nothing, a comma or `and`
+        t.first_word in ('update', 'updates', 'bump', 'bumps', 'upgrade', 'upgrades')
+            and v.type_of_word[t.second_word] is null and v.type_of_verb[t.second_word] is null
+            and regexp_matches(coalesce(t.description, t.rest), '^\W*[A-Za-z]+\s+[A-Za-z][\w.-]*\s*(,|\band\b|$)')
+            as names_one_update,
         list_filter(t.title_words, lambda w: list_contains(v.performance_words, w))[1] as performance_word,
         list_filter(t.title_words, lambda w: list_contains(v.dependency_words, w))[1] as dependency_title_word,
         case
@@ -361,9 +409,13 @@ described as (
             -- a weak first verb (add, update, remove, ...) gives way to a word of the title that
             -- names docs, tests, CI, performance or a fix: `Add tests for ...`, `Improve read
             -- performance`
-            case when m.verb_type in ('feat', 'chore', 'refactor')
-                      and m.word_type in ('docs', 'test', 'ci', 'perf', 'fix')
-                then m.word_type else m.verb_type end as verb_type
+            case
+                when m.web_edit_title then null
+                when m.verb_type in ('feat', 'chore', 'refactor')
+                     and m.word_type in ('docs', 'test', 'ci', 'perf', 'fix')
+                    then m.word_type
+                else m.verb_type
+            end as verb_type
         ),
         -- a weak title type (or gitmoji) gives way to what its verb says: `feat: optimize ...`
         -- is performance work, `chore: fix ...` a fix, `feat: update X to 1.2` a version bump,
@@ -415,12 +467,34 @@ placed as (
         -- a change without code is what its files are, whatever the title says: the kind the
         -- title's type names if it changed any, else the kind with the most changed lines (CI,
         -- then tests, then documentation on a tie)
+        -- misspellings fixed in code: in names a rename, in documentation or comments
+        -- documentation, after `chore:` a rename; a small fix of a docstring (no test changed)
+        -- documentation
+        case
+            when p.names_typo and f.has_code and coalesce(p.title_type, p.emoji_type, '') <> 'docs'
+                 and coalesce(len(f.dependency_paths), 0) = 0 and not contains(lower(p.title), ' and ') then
+                case
+                    when p.names_identifiers then 'refactor'
+                    when p.names_docs then 'docs'
+                    when p.names_message then null  -- a message users read: what the title says
+                    when coalesce(p.title_type, p.emoji_type) in ('chore', 'refactor') then 'refactor'
+                end
+            when p.names_docstring and coalesce(p.title_type, p.emoji_type, p.first_verb_type) in ('fix', 'chore', 'refactor')
+                 and p.additions + p.deletions <= 20 and not coalesce(f.touches_tests, false) then 'docs'
+        end as typo_or_docstring_type,
         struct_pack(non_code_type := case when not f.has_code and p.files_complete then
             case
-                when f.changelog_only then 'chore'  -- release housekeeping
-                when p.title_type = 'ci' and f.ci_lines > 0 then 'ci'
+                when f.changelog_only or f.housekeeping_only then 'chore'  -- repository housekeeping
+                -- `ci:`, or a `[ci]` module in a `[modules] type:` title
+                when (p.title_type = 'ci' or p.tag_type = 'ci') and f.ci_lines > 0 then 'ci'
                 when p.title_type = 'test' and f.test_lines > 0 then 'test'
-                when p.title_type = 'docs' and f.ci_lines + f.test_lines < f.total_lines then 'docs'
+                when p.title_type = 'docs' and (f.ci_lines + f.test_lines < f.total_lines or p.names_code_docs)
+                    then 'docs'
+                -- documentation's images, data files and templates without its prose (a banner,
+                -- a sponsors list): what an explicit chore type or gitmoji says
+                when coalesce(p.title_type, p.emoji_type) = 'chore' and f.example_lines = 0
+                     and f.prose_lines * 2 < f.total_lines - f.ci_lines - f.test_lines
+                    then 'chore'
                 when f.ci_lines > 0 and f.ci_lines >= greatest(f.test_lines, f.total_lines - f.ci_lines - f.test_lines) then 'ci'
                 when f.test_lines > 0 and f.test_lines >= f.total_lines - f.ci_lines - f.test_lines then 'test'
                 else 'docs'
@@ -469,11 +543,18 @@ classified as (
             case when p.is_dependency_bump and not p.is_release_title then 'chore' end,
             k.non_code_type,
             case when p.is_revert_body then 'revert' end,
+            -- misspellings fixed in code are renames (in docstrings, documentation); a fix of
+            -- a docstring is documentation
+            p.typo_or_docstring_type,
             p.verb_over_type,
             -- `refactor: update X` (or its gitmoji) that changes a dependency manifest bumps X
             case when coalesce(p.title_type, p.emoji_type) in ('feat', 'refactor')
                       and p.first_verb_type = 'chore' and len(f.dependency_paths) > 0 then 'chore' end,
             p.title_type,
+            -- a chore gitmoji (often a pun: 📦 for packing) gives way to what the title says the
+            -- change is for, unless it changes a dependency manifest
+            case when p.emoji_type = 'chore' and p.purpose_type is not null and coalesce(len(f.dependency_paths), 0) = 0
+                then p.purpose_type end,
             p.emoji_type,
             p.tag_type,
             case when p.is_release_title or p.is_toolchain_title then 'chore' end,
@@ -481,21 +562,44 @@ classified as (
             case when p.description_fixes then 'fix' end,
             -- removing a component (its files deleted, next to nothing added) is a chore;
             -- removing code from files that stay, a refactor
-            case when p.verb_type = 'refactor' and f.deletes_files and p.additions * 10 <= p.deletions
+            case
+                -- `Update X` that changes a dependency manifest updates the dependency X
+                when p.names_one_update and len(f.dependency_paths) > 0 then 'chore'
+                when p.verb_type = 'refactor' and f.deletes_files and p.additions * 10 <= p.deletions
                       and p.first_word in ('remove', 'removes', 'drop', 'drops', 'delete', 'deletes')
                 then 'chore'
                 -- `Use arrow 3.0.0` that changes a dependency manifest: a dependency bump
                 when p.verb_type = 'refactor' and len(f.dependency_paths) > 0
                      and regexp_matches(p.title, '(^|[\s=<>(v])\d+(\.\d+)+') then 'chore'
+                -- "Remove X" that adds four times what it deletes removes X from what the program
+                -- does (quotes from a specifier, a stale entry): a repair
+                when p.verb_type in ('refactor', 'chore') and p.deletions > 0 and p.additions >= 4 * p.deletions
+                     and p.first_word in ('remove', 'removes', 'drop', 'drops', 'strip', 'strips', 'delete', 'deletes')
+                    then 'fix'
+                -- a title that says tests, where no test file changed but CI did
+                when p.verb_type = 'test' and p.word_type = 'test' and not coalesce(f.touches_tests, false)
+                     and f.ci_lines > 0 then 'ci'
+                -- a weak verb gives way to what the change is for (`Move X to reduce peak memory`)
+                when p.verb_type in ('feat', 'chore', 'refactor') and p.purpose_type is not null
+                     and p.first_word not in ('refactor', 'refactors', 'refactored', 'refactoring', 'pin', 'pins',
+                                              'bump', 'bumps', 'upgrade', 'upgrades', 'downgrade')
+                     and not (p.verb_type = 'chore' and coalesce(len(f.dependency_paths), 0) > 0) then p.purpose_type
                 else p.verb_type end,
             p.word_type,
             case when p.performance_word is not null then 'perf' end,
             p.description_type,
+            -- no verb that names a type, but what the change is for
+            case when coalesce(len(f.dependency_paths), 0) = 0 then p.purpose_type end,
             case
                 when f.dependency_only and p.files_complete then 'chore'
+                -- a component removed: files deleted, next to nothing added
+                when f.deletes_files and p.additions * 10 <= p.deletions then 'chore'
                 when f.new_module_path is not null then 'feat'
                 -- code added and (next to) nothing taken away: a new capability
                 when p.additions >= 4 * p.deletions and p.additions > 0 and f.code_lines > 0 then 'feat'
+                -- code changed in place: more taken away than added a restructuring, else a repair
+                when f.code_lines > 0 and p.deletions > p.additions then 'refactor'
+                when f.code_lines > 0 then 'fix'
             end,
             'other'
         ) as change_type,
@@ -505,20 +609,23 @@ classified as (
             when p.is_dependency_bump and not p.is_release_title then 'title_bump'
             when k.non_code_type is not null then 'paths'
             when p.is_revert_body then 'description'
+            when p.typo_or_docstring_type is not null then 'title_word'
             when p.verb_over_type is not null then 'title_verb'
             when coalesce(p.title_type, p.emoji_type) in ('feat', 'refactor')
                  and p.first_verb_type = 'chore' and len(f.dependency_paths) > 0 then 'title_verb'
             when p.title_type is not null then 'title_type'
+            when p.emoji_type = 'chore' and p.purpose_type is not null and coalesce(len(f.dependency_paths), 0) = 0 then 'title_verb'
             when p.emoji_type is not null then 'title_emoji'
             when p.tag_type is not null then 'title_tag'
             when p.is_release_title or p.is_toolchain_title then 'title_release'
             when p.bot_type is not null then 'bot'
             when p.description_fixes then 'description'
-            when p.verb_type is not null then 'title_verb'
+            when p.verb_type is not null or (p.names_one_update and len(f.dependency_paths) > 0) then 'title_verb'
             when p.word_type is not null or p.performance_word is not null then 'title_word'
             when p.description_type is not null then 'description'
-            when (f.dependency_only and p.files_complete) or f.new_module_path is not null
-                 or (p.additions >= 4 * p.deletions and p.additions > 0 and f.code_lines > 0)
+            when p.purpose_type is not null and coalesce(len(f.dependency_paths), 0) = 0 then 'title_verb'
+            when (f.dependency_only and p.files_complete) or (f.deletes_files and p.additions * 10 <= p.deletions)
+                 or f.new_module_path is not null or f.code_lines > 0
                 then 'paths_fallback'
             else 'none'
         end as change_type_signal,
