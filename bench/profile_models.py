@@ -151,7 +151,9 @@ def explain(warehouse: Path, home: Path, name: str, top: int = 25, log=print) ->
     with connect(warehouse) as conn:
         context = BuildContext(conn, log, lambda _: None, project.relation_of)
         resolvers = {n: hook(context) for n, hook in lake_sources(home / "lake", home).items()}
-        sql, params = render(project, model, scope=None, variables={}, resolvers=resolvers)
+        sql, params = render(
+            project, model, scope=None, variables={}, resolvers=resolvers, conn=conn
+        )
         register_functions(conn, project.root, sql)
         conn.execute("set preserve_insertion_order = false")
         conn.execute("pragma enable_profiling = 'json'")
@@ -261,7 +263,9 @@ def profile_ctes(warehouse: Path, home: Path, name: str, threads: int = 1, log=p
     with connect(warehouse) as conn:
         context = BuildContext(conn, log, lambda _: None, project.relation_of)
         resolvers = {n: hook(context) for n, hook in lake_sources(home / "lake", home).items()}
-        sql, params = render(project, model, scope=None, variables={}, resolvers=resolvers)
+        sql, params = render(
+            project, model, scope=None, variables={}, resolvers=resolvers, conn=conn
+        )
         register_functions(conn, project.root, sql)
         conn.execute(f"set threads = {threads}")
         conn.execute("set preserve_insertion_order = false")

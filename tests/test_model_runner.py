@@ -306,3 +306,35 @@ def test_a_full_build_in_parts_gives_the_rows_of_one_build(tmp_path: Path) -> No
     sql, params = render(project, project.models["counted"], scope=parts(conn)[0], variables={})
     assert "e.repo between $scope_repo_first::varchar and $scope_repo_last::varchar" in sql
     assert (params["scope_repo_first"], params["scope_repo_last"]) == ("a/x", "b/y")
+
+
+def test_run_query_spells_a_seed_into_the_sql_as_dbt_does(tmp_path: Path) -> None:
+    """`run_query` under `if execute`: nothing runs while the project is parsed, and a
+    rendered model spells the seed's rows where DuckDB takes no parameter."""
+    from orchestration.models.render import render
+    from orchestration.models.scope import Scope
+
+    files = {
+        "project.yml": PARTITIONS,
+        "seeds/colours.csv": "colour,position\nred,2\nblue,1\n",
+        "marts/picked.sql": "{{ config(materialized='incremental') }}\n"
+        "{% set seed = ref('colours') %}{% if execute %}{% set names = run_query("
+        "'select colour from ' ~ seed ~ ' order by position').columns[0].values() %}"
+        "{% else %}{% set names = [] %}{% endif %}"
+        "select {{ var('repo') }} as repo, [{% for n in names %}'{{ n }}'"
+        "{{ ', ' if not loop.last }}{% endfor %}] as names",
+    }
+    project = load_project(write_project(tmp_path / "sql", files))
+    assert project.models["picked"].refs == ("colours",)
+    conn = duckdb.connect()
+    from orchestration.models.seeds import load_seeds
+
+    load_seeds(conn, project)
+    sql, params = render(
+        project, project.models["picked"], scope=Scope({"repo": ("a/x",)}),
+        variables={"repo": "a/x"}, conn=conn,
+    )  # fmt: skip
+    assert "['blue', 'red'] as names" in sql and params == {"repo": "a/x"}
+    one = Scope({"repo": ("a/x",)})
+    assert materialize(conn, project, project.models["picked"], scope=one) == "full"
+    assert conn.execute("select * from marts.picked").fetchall() == [("a/x", ["blue", "red"])]

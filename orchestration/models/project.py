@@ -169,6 +169,9 @@ def _parse_model(path: Path, root: Path, project_vars: dict, macros: tuple[str, 
         "var": var,
         "scoped": lambda column, expr=None: "true",
         "is_incremental": lambda: False,
+        # as dbt parses: nothing is executed (a model runs its queries under `if execute`)
+        "execute": False,
+        "run_query": lambda sql: None,
     }
     try:
         render_template(template, macros, context)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import duckdb
+
 from orchestration.models.project import Model, Project, ProjectError, render_template
 from orchestration.models.scope import Scope
 from orchestration.models.sources import Resolve, SourceRequest, warehouse_table
@@ -21,6 +23,23 @@ def sql_string(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
+class QueryResult:
+    """What `run_query` returns, as dbt's does: `.rows`, `.column_names` and `.columns`, each
+    column's `.values()` (the part of dbt's agate table that a model uses)."""
+
+    def __init__(self, names: list[str], rows: list[tuple]) -> None:
+        self.column_names, self.rows = tuple(names), [tuple(r) for r in rows]
+        self.columns = [_Column(tuple(r[i] for r in self.rows)) for i in range(len(names))]
+
+
+class _Column:
+    def __init__(self, values: tuple) -> None:
+        self._values = values
+
+    def values(self) -> tuple:
+        return self._values
+
+
 def render(
     project: Project,
     model: Model,
@@ -28,9 +47,12 @@ def render(
     scope: Scope | None,
     variables: dict[str, Any],
     resolvers: dict[str, Resolve] | None = None,
+    conn: duckdb.DuckDBPyConnection | None = None,
 ) -> tuple[str, dict[str, Any]]:
     """Return the model's SQL and the parameters it uses; `scope` is set for an incremental
-    run (only its partitions are read and written)."""
+    run (only its partitions are read and written). `run_query(sql)` runs a query on `conn`
+    while the model is rendered, as dbt's does (under `{% if execute %}`): what a seed lists
+    can then be spelt into the SQL, where DuckDB takes no parameter (a pivot's columns)."""
     resolvers = resolvers or {}
     used: dict[str, Any] = {}
     lists: dict[str, Any] = {}
@@ -92,6 +114,12 @@ def render(
         )
         return resolvers.get(source_name, warehouse_table)(request)
 
+    def run_query(sql: str) -> QueryResult:
+        if conn is None:
+            raise ProjectError(f"{model.path}: model {model.name}: run_query needs a connection")
+        cursor = conn.execute(sql)
+        return QueryResult([d[0] for d in cursor.description], cursor.fetchall())
+
     context = {
         "ref": project.relation_of,
         "source": source,
@@ -99,6 +127,8 @@ def render(
         "var": var,
         "scoped": scoped,
         "is_incremental": lambda: scope is not None,
+        "execute": True,
+        "run_query": run_query,
     }
     sql = render_template(model.template, project.macros, context)
     if used and model.materialized == "view":

@@ -84,6 +84,7 @@ def materialize(
             scope=run_scope,
             variables=variables if run_variables is None else run_variables,
             resolvers=resolvers,
+            conn=conn,
         )
         register_functions(conn, project.root, sql)
         return sql, params

@@ -1,15 +1,27 @@
-{{ config(materialized='table') }}
+{{ config(materialized='incremental', lookback=var('lookback_weeks')) }}
 
 -- The risk flags of int_pull_request_flags as one BOOLEAN column each (NULL: unknown), named
 -- and ordered by seeds/risk_flags.csv, so that fct_pull_requests carries a column per flag
--- without naming one. A table built whole: DuckDB takes a pivot's column names from a query
--- only in a statement without parameters.
+-- without naming one. DuckDB takes a pivot's column names from a query only in a statement
+-- without parameters, so the seed's flags are read while the model is rendered (run_query,
+-- as in dbt) and spelt out: the model is incremental like the flags it pivots (a week's run
+-- pivoted every PR again, a second at a million PRs). A new or reordered flag changes the
+-- columns, and the runner then builds the table again whole.
+{%- set flag_seed = ref('risk_flags') %}
+{%- if execute %}
+{%- set flags = run_query("select risk_flag from " ~ flag_seed ~ " order by position").columns[0].values() %}
+{%- else %}
+{%- set flags = [] %}
+{%- endif %}
 with raised as (
     select f.repo, f.week_start, f.number, r.risk_flag, r.raised
     from {{ ref('int_pull_request_flags') }} f, unnest(f.risks) as u(r)  -- noqa: AL01, LT01
+    {% if is_incremental() %}
+    where {{ scoped('repo', 'f.repo') }} and f.week_start between {{ var('start_week') }} and {{ var('end_week') }}
+    {% endif %}
 )
 
 pivot raised
-on risk_flag in (select risk_flag from {{ ref('risk_flags') }} order by position)
+on risk_flag in ({% for flag in flags %}'{{ flag | replace("'", "''") }}'{{ ", " if not loop.last }}{% endfor %})
 using any_value(raised)
 group by repo, week_start, number
