@@ -70,12 +70,22 @@ def record(
     the scopes' weeks without a file are not modelled (a later extract may add them)."""
     _create(conn)
     repos, firsts, lasts = zip(*((s.repo, s.start_week, s.end_week) for s in scopes), strict=True)
+    # the plain terms first narrow the rows (the ledger holds every model's every week: two
+    # million rows at a million PRs) to those the exact test then looks at
     conn.execute(
-        f"delete from {LEDGER} t where model = $model and exists ("
-        "select 1 from (select unnest($repos) as repo, unnest($firsts) as first_week, "
-        "unnest($lasts) as last_week) s "
+        f"delete from {LEDGER} t where model = $model "
+        "and repo in (select unnest($repos)) and week_start between $first and $last "
+        "and exists (select 1 from (select unnest($repos) as repo, unnest($firsts) as "
+        "first_week, unnest($lasts) as last_week) s "
         "where s.repo = t.repo and t.week_start between s.first_week and s.last_week)",
-        {"model": model, "repos": list(repos), "firsts": list(firsts), "lasts": list(lasts)},
+        {
+            "model": model,
+            "repos": list(repos),
+            "firsts": list(firsts),
+            "lasts": list(lasts),
+            "first": min(firsts),
+            "last": max(lasts),
+        },
     )
     rows = [
         (s.repo, week, stamp)
