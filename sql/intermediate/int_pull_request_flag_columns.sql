@@ -3,16 +3,10 @@
 -- The risk flags of int_pull_request_flags as one BOOLEAN column each (NULL: unknown), named
 -- and ordered by seeds/risk_flags.csv, so that fct_pull_requests carries a column per flag
 -- without naming one. DuckDB takes a pivot's column names from a query only in a statement
--- without parameters, so the seed's flags are read while the model is rendered (run_query,
--- as in dbt) and spelt out: the model is incremental like the flags it pivots (a week's run
--- pivoted every PR again, a second at a million PRs). A new or reordered flag changes the
--- columns, and the runner then builds the table again whole.
-{%- set flag_seed = ref('risk_flags') %}
-{%- if execute %}
-{%- set flags = run_query("select risk_flag from " ~ flag_seed ~ " order by position").columns[0].values() %}
-{%- else %}
-{%- set flags = [] %}
-{%- endif %}
+-- without parameters, so the seed's flags are read while the model is rendered (seed_values,
+-- with run_query as in dbt) and spelt out: the model is incremental like the flags it pivots
+-- (a week's run pivoted every PR again, a second at a million PRs). A new or reordered flag
+-- changes the columns, and the runner then builds the table again whole.
 with raised as (
     select f.repo, f.week_start, f.number, r.risk_flag, r.raised
     from {{ ref('int_pull_request_flags') }} f, unnest(f.risks) as u(r)  -- noqa: AL01, LT01
@@ -22,6 +16,6 @@ with raised as (
 )
 
 pivot raised
-on risk_flag in ({% for flag in flags %}'{{ flag | replace("'", "''") }}'{{ ", " if not loop.last }}{% endfor %})
+on risk_flag in ({{ seed_values(ref('risk_flags'), 'risk_flag', 'position') }})
 using any_value(raised)
 group by repo, week_start, number
