@@ -235,10 +235,47 @@ def series() -> list[dict]:
         # area; `root` only for what is neither
         p(7, "[misc] fix: flops of a new GPU", [("utils/flops_counter.py", 12, M)]),
         p(8, "fix: admin endpoint", [("admin.go", 12, M)]),
+        # a tool's hidden configuration is named after it; `root` for what is neither
         p(9, "chore: tidy release config", [(".goreleaser.yml", 3, M)]),
+        p(11, "chore: tidy settings", [("settings.yaml", 3, M)]),
         # a catch-all only when nothing better exists
         p(10, "fix: shared helper and its caller",
           [("utils/__init__.py", 60, M), ("writer/csv.py", 10, M)]),
+        p(12, "feat: support files for allow", [("src/node/utils.ts", 16, M),
+          ("src/node/server/static.ts", 7, M)]),
+        # a helper (below utils/) places a PR less than the code it serves, unless far larger
+        p(13, "feat: support https", [("src/node/utils/createCertificate.ts", 65, A),
+          ("src/node/server/index.ts", 48, M)]),
+        p(14, "feat: flops of a new model", [("pkg/utils/flops.py", 51, M),
+          ("pkg/workers/critic.py", 2, M)]),
+        p(15, "fix: frame conversion", [("py-areas/areas/_utils/construction/frame.py", 3, M),
+          ("py-areas/areas/dataframe/frame.py", 2, M)]),
+        # what the tests exercise (playground/, fixtures/) and the docs, their code samples and
+        # dependency files give way to source code; alone, a playground app is its own area
+        p(16, "feat: load env files", [("src/node/config.ts", 29, M),
+          ("playground/TestEnv.vue", 24, A), ("playground/env/main.js", 30, A),
+          ("yarn.lock", 40, M)]),
+        p(17, "test: legacy output", [("playground/legacy/main.js", 39, A),
+          ("playground/legacy/index.html", 2, M)]),
+        p(18, "feat: examples for every parameter", [("docs/en/examples.md", 105, M),
+          ("docs_src/examples/tutorial005.py", 263, A), ("areas/params.py", 17, M),
+          ("areas/openapi/models.py", 16, M)]),
+        # dependency lists and lock files are `dependencies` (a manifest changed beside them
+        # too), a package manifest `packaging`, a changelog `changelog`, a release the release
+        p(19, "chore: upgrade smallstep libs", [("go.mod", 4, M), ("go.sum", 273, M)]),
+        p(20, "Update pubgrub", [("Cargo.toml", 2, M), ("Cargo.lock", 2, M)]),
+        p(21, "chore: include src files in npm package", [("package.json", 1, M)]),
+        p(22, "chore: cleanup changelog", [("packages/areas/CHANGELOG.md", 278, M),
+          ("packages/plugin-x/CHANGELOG.md", 50, M)]),
+        p(23, "Update flake8 settings", [("py-areas/.flake8", 17, M),
+          ("py-areas/areas/__init__.py", 18, M), ("py-areas/areas/_html.py", 7, M)]),
+        p(24, "Release 0.9.2", [("examples/scripts/old.py", 259, D), ("setup.py", 2, M),
+          ("areas/__init__.py", 2, M)]),
+        # a documentation's code samples (docs_src/) are no code: never a container, however
+        # many of them the history changed
+        p(25, "docs: tutorials", [(f"docs_src/{part}/tutorial{i}.py", 5, A)
+                                  for part in ("a", "b") for i in range(30)]),
+        p(26, "docs: fix a tutorial default", [("docs_src/path_op/tutorial004.py", 2, M)]),
     ]  # fmt: skip
 
 
@@ -259,8 +296,24 @@ def test_areas_name_code_the_pr_changes(tmp_path_factory: pytest.TempPathFactory
         6: ("algo", "title"),
         7: ("flops_counter", "paths"),
         8: ("admin", "paths"),
-        9: ("root", "paths"),
+        9: ("goreleaser", "paths"),
         10: ("writer", "paths"),
+        11: ("root", "paths"),
+        12: ("server", "paths"),
+        13: ("server", "paths"),
+        14: ("flops", "paths"),
+        15: ("dataframe", "paths"),
+        16: ("config", "paths"),
+        17: ("legacy", "paths"),
+        18: ("params", "paths"),
+        19: ("dependencies", "paths"),
+        20: ("dependencies", "paths"),
+        21: ("packaging", "paths"),
+        22: ("changelog", "paths"),
+        23: ("flake8", "paths"),
+        24: ("release", "release"),
+        25: ("docs_src", "paths"),
+        26: ("docs_src", "paths"),
     }
 
 

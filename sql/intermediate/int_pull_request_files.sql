@@ -7,13 +7,20 @@
 -- The area is a path rule's (repositories.yml, then seeds/area_path_rules.csv: the longest
 -- prefix wins, a repository's rule beating a `*` rule); else the first folder, from the top,
 -- that is not a container. A container holds components rather than being one: a folder of
--- seeds/container_folders.csv (src/, crates/, packages/, tests/, ...), a language
--- (seeds/scope_tags.csv), a folder named after the repository, alone or with a language
--- (`polars/`, `py-polars/`, `polars-python/`), or a folder that holds at least
--- `container_min_share` of the repository's code changes over the extracted history and two
--- subfolders or more. Past the last container (or at the top), a file is its own area: a
--- dependency manifest is `build`, a test `tests`, a source file its name (`verl/protocol.py` is
--- `protocol`, a top-level `admin.go` `admin`), and anything else `root`.
+-- seeds/container_folders.csv (src/, crates/, packages/, tests/, playground/, utils/, ...;
+-- also private, `_utils/`), a language (seeds/scope_tags.csv), a folder named after the
+-- repository, alone or with a language (`polars/`, `py-polars/`, `polars-python/`), or a folder
+-- that holds at least `container_min_share` of the repository's code changes over the
+-- extracted history and two subfolders or more. Past the last container (or at the top), a
+-- file is its own area: a dependency list or lock file is `dependencies`, a package manifest
+-- `packaging`, a container build `docker`, a test `tests`, a changelog `changelog`, a source file its name
+-- (`verl/protocol.py` is `protocol`, a top-level `admin.go` `admin`), a hidden file its name
+-- without the dot (`.flake8` is `flake8`), and anything else `root`.
+--
+-- `is_fixture`: under a folder of kind `fixtures` (playground/, fixtures/, testdata/): code and
+-- data the tests exercise, which place a PR only when no source code changed. `is_helper`: its
+-- area is named below a folder of kind `catch_all` (utils/, misc/): a helper, whose lines weigh
+-- `helper_area_weight` in placing a PR.
 
 -- read twice (the distinct paths, the changes): scanning the table again costs less than the
 -- copy of all its rows that DuckDB keeps for a CTE used twice
@@ -33,6 +40,10 @@ hardware_words as (
 layout_words as (
     select
         (select list(distinct lower(folder)) from {{ ref('container_folders') }}) as containers,
+        (select list(distinct lower(folder)) from {{ ref('container_folders') }} where kind = 'fixtures')
+            as fixture_folders,
+        (select list(distinct lower(folder)) from {{ ref('container_folders') }} where kind = 'catch_all')
+            as catch_all_folders,
         (select list(distinct regexp_replace(lower(tag), '[-_. ]', '', 'g'))
          from {{ ref('scope_tags') }} where kind = 'language') as languages,
         (select max(value) from {{ ref('thresholds') }} where name = 'container_min_share')
@@ -44,7 +55,7 @@ layout_words as (
 history as (
     select repo, path, count(*) as changes
     from {{ ref('stg_pull_request_files') }}
-    where not regexp_matches(path, '(^|/)(tests?|testing|docs?|examples?|\.github)/|\.(md|rst|txt|ipynb)$')
+    where not regexp_matches(path, '(^|/)(tests?|testing|docs?|examples?|docs?[_-](src|sources?|examples?)|\.github)/|\.(md|rst|txt|ipynb)$')
     {% if is_incremental() %}
       and {{ scoped('repo') }}
     {% endif %}
@@ -87,7 +98,9 @@ kinds as (
         p.repo,
         p.path,
         regexp_matches(p.path, '(^|/)(tests?|testing|__tests__)/|(^|/)test_[^/]*$|_test\.[a-z]+$|\.(test|spec)\.[a-z]+$|(^|/)conftest\.py$') as is_test,
-        regexp_matches(p.path, '(^|/)docs?/|\.(md|rst|txt|ipynb)$|(^|/)(README|CHANGELOG|LICENSE|CONTRIBUTING)[^/]*$')
+        -- documentation: its folder and its code samples (`docs_src/`), text files, and the
+        -- files that say who owns what (CODEOWNERS)
+        regexp_matches(p.path, '(^|/)(docs?|docs?[_-](src|sources?|examples?))/|\.(md|rst|txt|ipynb)$|(^|/)(README|CHANGELOG|LICENSE|CONTRIBUTING|CODEOWNERS|OWNERS)[^/]*$')
             and not regexp_matches(p.path, '(^|/)(requirements|constraints)[^/]*\.txt$') as is_doc,
         regexp_matches(p.path, '^\.github/|^\.gitlab-ci|^\.ci/|(^|/)\.pre-commit|^\.circleci/|^\.buildkite/|(^|/)\.?codecov\.ya?ml$') as is_ci,
         -- generated files: named so (`_generated_*`, `*.generated.*`, `generated/`), lock files,
@@ -114,6 +127,8 @@ kinds as (
         -- examples and shell scripts: run recipes, not code that unit tests cover
         regexp_matches(p.path, '(^|/)examples?/') as is_example,
         regexp_matches(p.path, '\.(sh|bash)\b[^/]*$') as is_script,
+        regexp_matches(p.path, '\.(py|pyx|go|rs|ts|tsx|js|jsx|java|kt|scala|c|cc|cpp|h|hpp|cu|cuh|rb|swift|cs|php|lua|jl)$')
+            as is_source_file,
         string_split(lower(p.path), '/') as segments,
         regexp_split_to_array(lower(p.path), '[/._-]+') as words,
         string_split(p.repo, '/')[2] as repo_name
@@ -125,7 +140,7 @@ layouts as (
     select
         k.* replace (regexp_replace(lower(k.repo_name), '[-_. ]', '', 'g') as repo_name),
         list_transform(range(1, len(k.segments)), lambda i:
-            list_contains(w.containers, k.segments[i])
+            list_contains(w.containers, ltrim(k.segments[i], '_.'))
             or list_contains(w.languages, regexp_replace(k.segments[i], '[-_. ]', '', 'g'))
             or regexp_replace(k.segments[i], '[-_. ]', '', 'g') = k.repo_name
             or (starts_with(regexp_replace(k.segments[i], '[-_. ]', '', 'g'), k.repo_name)
@@ -136,7 +151,8 @@ layouts as (
                     left(regexp_replace(k.segments[i], '[-_. ]', '', 'g'),
                         length(regexp_replace(k.segments[i], '[-_. ]', '', 'g')) - length(k.repo_name))))
             or list_contains(coalesce(d.folders, []), array_to_string(k.segments[1:i], '/'))
-        ) as is_container
+        ) as is_container,
+        list_has_any(list_transform(k.segments[1:-2], lambda s: ltrim(s, '_.')), w.fixture_folders) as is_fixture
     from kinds k
     cross join layout_words w
     left join data_containers d using (repo)
@@ -184,20 +200,34 @@ classified as (
         k.is_example and not (k.is_test or k.is_ci) as is_example,
         k.is_script and not (k.is_test or k.is_ci) as is_script,
         not (k.is_test or k.is_doc or k.is_ci) as is_code,  -- noqa: LT01
+        -- program source, by its extension (not a test, doc or CI file)
+        not (k.is_test or k.is_doc or k.is_ci) and k.is_source_file as is_source,
         coalesce(
             r.rule_area,
             case
                 -- a hidden folder is named without its dot (`.agent/` is `agent`)
                 when list_position(k.is_container, false) is not null
                     then ltrim(k.segments[list_position(k.is_container, false)], '.')
-                when k.is_dependency then 'build'
+                when k.dependency_kind in ('list', 'lock') then 'dependencies'
+                when k.dependency_kind = 'container' then 'docker'
+                when k.is_dependency then 'packaging'
                 when k.is_test then 'tests'
-                when regexp_matches(k.segments[-1], '\.(py|pyx|go|rs|ts|tsx|js|jsx|java|kt|scala|c|cc|cpp|h|hpp|cu|cuh|rb|swift|cs|php|lua|jl)$')
+                when k.is_source_file
                      and not regexp_matches(k.segments[-1], '^(__init__|__main__|lib|main|mod|index|init)\.')
-                    then regexp_replace(k.segments[-1], '(\.d)?\.[^.]+$', '')
+                    then ltrim(regexp_replace(k.segments[-1], '(\.d)?\.[^.]+$', ''), '.')
+                when regexp_matches(k.segments[-1], '^(changelog|changes|history|news)\b', 'i') then 'changelog'
+                -- a tool's hidden configuration is named after it (`.flake8`, `.eslintrc.json`)
+                when regexp_matches(k.segments[-1], '^\.[a-z]')
+                    then regexp_replace(ltrim(k.segments[-1], '.'), '\.[^.]*$', '')
                 else 'root'
             end
         ) as area,
+        -- the area is named below a catch-all folder (`utils/dataset/`, `utils/flops.py`): a helper
+        r.rule_area is null and list_has_any(
+            list_transform(k.segments[1:coalesce(list_position(k.is_container, false), len(k.segments)) - 1],
+                lambda s: ltrim(s, '_.')),
+            lw.catch_all_folders) as is_helper,
+        k.is_fixture,
         c.core_prefix as configured_core_prefix,
         list_filter(k.words, lambda w: list_contains(h.words, w))[1] as hardware_word,
         -- what a title's module can name: the folders and the file's name without its
@@ -209,6 +239,7 @@ classified as (
                 lambda s: regexp_replace(s, '[-_. ]', '', 'g')), ':') || ':' as path_key
     from layouts k
     cross join hardware_words h
+    cross join layout_words lw
     left join ruled r using (repo, path)
     left join configured_core c using (repo, path)
 ),
@@ -234,7 +265,10 @@ final as (
         c.is_example,
         c.is_script,
         c.is_code,
+        c.is_source,
         c.area,
+        c.is_helper,
+        c.is_fixture,
         c.configured_core_prefix,
         c.hardware_word,
         c.path_key

@@ -47,7 +47,11 @@ files as not materialized (
 ),
 
 settings as (
-    select max(value) filter (where name = 'path_area_min_share') as path_area_min_share
+    select
+        max(value) filter (where name = 'path_area_min_share') as path_area_min_share,
+        max(value) filter (where name = 'helper_area_weight') as helper_area_weight,
+        (select list(distinct lower(tag)) from {{ ref('scope_tags') }} where kind in ('generic', 'catch_all'))
+            as catch_all_areas
     from {{ ref('thresholds') }}
 ),
 
@@ -95,15 +99,19 @@ file_signals as (
         repo,
         number,
         bool_or(is_test) as touches_tests,
-        -- example scripts, notebooks and the documentation's own sources (`docs_src/`) count
-        -- as documentation, not code
-        bool_or(is_code and not regexp_matches(path, '(^|/)(examples?|docs?[_-](src|sources?|examples?))/'))
-            as has_code,
-        coalesce(sum(lines) filter (where is_code and regexp_matches(path, '(^|/)(examples?|docs?[_-](src|sources?|examples?))/')), 0)
-            as example_lines,
+        -- example scripts and notebooks count as documentation, not code (as do the
+        -- documentation's own sources, `docs_src/`, which are no code at all)
+        bool_or(is_code and not is_example) as has_code,
+        -- the lines of example code, the documentation's code samples among them
+        coalesce(sum(lines) filter (where not (is_test or is_ci)
+            and regexp_matches(path, '(^|/)(examples?|docs?[_-](src|sources?|examples?))/')
+            and not regexp_matches(path, '\.(md|mdx|rst|txt|adoc|ipynb)$')), 0) as example_lines,
+        -- program source: not examples, dependency files or what the tests exercise
+        bool_or(is_source and not is_example and not is_dependency and not is_fixture) as has_source,
         coalesce(sum(lines) filter (where is_ci), 0) as ci_lines,
         coalesce(sum(lines) filter (where is_test and not is_ci), 0) as test_lines,
         bool_and(is_dependency) as dependency_only,
+        bool_or(dependency_kind in ('list', 'lock')) as lists_dependencies,
         bool_and(regexp_matches(path, '(^|/)(changelog|changes|history|news)[^/]*$', 'i')) as changelog_only,
         -- repository housekeeping under .github/ that is no CI: code owners, issue and PR
         -- templates, funding
@@ -116,8 +124,7 @@ file_signals as (
         bool_or(not is_test) as has_non_test,
         sum(lines) as total_lines,
         coalesce(sum(lines) filter (where is_code), 0) as code_lines,
-        min(path) filter (where change_type = 'ADDED' and is_code
-            and regexp_matches(path, '\.(py|pyx|go|rs|ts|tsx|js|jsx|java|kt|scala|c|cc|cpp|h|hpp|cu|cuh|rb|swift|cs|php|lua|jl)$')
+        min(path) filter (where change_type = 'ADDED' and is_source
             and not regexp_matches(path, '(^|/)__init__\.py$')) as new_module_path,
         list(path order by path) filter (where is_dependency) as dependency_paths,
         string_agg(path_key, '') as path_keys
@@ -125,11 +132,27 @@ file_signals as (
     group by repo, number
 ),
 
+-- the lines that place a PR, by area: tests count only when nothing else changed; a helper (an
+-- area below utils/) weighs helper_area_weight of its lines; a PR changing dependency files
+-- alone is placed by its lists and lock files when it changed any (the manifests changed to
+-- carry them). `source_lines`: with program source changed, the lines of code (examples too),
+-- container builds and CI, not of the docs, dependency files or what the tests exercise
+-- (playground/, fixtures/), which give way to them.
 area_lines as (
-    select f.repo, f.number, f.area, sum(f.lines) as lines
+    select
+        f.repo,
+        f.number,
+        f.area,
+        sum(f.lines * case when f.is_helper then st.helper_area_weight else 1 end) as lines,
+        coalesce(sum(f.lines * case when f.is_helper then st.helper_area_weight else 1 end) filter (
+            where not s.has_source or f.is_ci
+                or (f.is_code and not f.is_fixture and coalesce(f.dependency_kind, 'container') = 'container')
+        ), 0) as source_lines
     from files f
     join file_signals s using (repo, number)
-    where not f.is_test or not s.has_non_test
+    cross join settings st
+    where (not f.is_test or not s.has_non_test)
+        and not (s.dependency_only and s.lists_dependencies and f.dependency_kind = 'manifest')
     group by f.repo, f.number, f.area
 ),
 
@@ -137,8 +160,10 @@ path_areas as (
     select
         a.repo,
         a.number,
-        -- `root` (top-level files) and `misc` only when nothing else changed
-        first(a.area order by a.area in ('root', 'misc'), a.lines desc, a.area asc)
+        -- a catch-all (`root` for top-level files, `misc`, `utils`; seeds/scope_tags.csv) only
+        -- when nothing else changed
+        first(a.area order by list_contains(st.catch_all_areas, ltrim(a.area, '_')), a.source_lines = 0,
+            case when a.source_lines > 0 then a.source_lines else a.lines end desc, a.area asc)
             as primary_path_area,
         list(a.area order by a.area) as all_path_areas,
         list(regexp_replace(a.area, '[-_. ]', '', 'g') order by a.area) as path_area_keys,
@@ -632,19 +657,22 @@ classified as (
         p.breaking_signal is not null as is_breaking,
         p.breaking_signal,
         -- a change without code is placed by its paths (docs, ci, examples), whatever its title
+        -- a release PR is the release, whatever files it bumps
         coalesce(
             case when k.non_code_type in ('docs', 'ci') then pa.primary_path_area end,
-            na.named_areas[1], pa.primary_path_area, 'misc'
+            na.named_areas[1], case when p.is_release_title then 'release' end, pa.primary_path_area, 'misc'
         ) as primary_area,
         case
             when k.non_code_type in ('docs', 'ci') and len(pa.path_areas) > 0 then pa.path_areas
             when len(na.named_areas) > 0 then list_sort(list_distinct(na.named_areas))
+            when p.is_release_title then ['release']
             when len(pa.path_areas) > 0 then pa.path_areas
             else ['misc']
         end as areas,
         case
             when k.non_code_type in ('docs', 'ci') and pa.primary_path_area is not null then 'paths'
             when len(na.named_areas) > 0 then 'title'
+            when p.is_release_title then 'release'
             when pa.primary_path_area is not null then 'paths'
             else 'none'
         end as area_signal,
