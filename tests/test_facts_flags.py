@@ -94,6 +94,23 @@ def nodes() -> list[dict]:
         # a run script named for the hardware beside a docs fix: a recipe, not code for it
         pr(23, "[doc] fix: correct a config key", at(23),
            [("docs/algo/ppo.md", 10, M), ("recipe/dapo/run_dapo_npu.sh", 2, M)]),
+        # who owns the hardware's files is no code for it
+        pr(24, "[ci] chore: update ascend related files code owner", at(24),
+           [(".github/CODEOWNERS", 3, M)]),
+        # the documentation's own dependencies: only when the title names what it bumps
+        pr(25, "[docs] feat: a page for the PPO algorithm", at(25),
+           [("docs/ppo.md", 300, A), ("docs/requirements-docs.txt", 1, M)]),
+        pr(26, "Bump mkdocs-material from 9.1.0 to 9.2.0", at(26),
+           [("requirements-docs.txt", 2, M)]),
+        # the change sentence says what the PR does: hardware named further down is one item
+        # of a list; a clause after `;` names another platform
+        pr(27, "[recipe, perf] feat: add nsys profiler support for env worker", at(27), code,
+           body="### What does this PR do?\n\nAdd a profiler configuration section for the env "
+           "workers.\n\n- Support nsys, npu, torch, and torch_memory profiling tools\n"),
+        pr(28, "[docker] fix: align the stable image", at(28), [("docker/Dockerfile.stable", 9, M)],
+           body="### What does this PR do?\n\nUpdate the Dockerfile so the stable image builds "
+           "on GB200/aarch64 by keeping the base image's kernels; x86 likely should be "
+           "simplified the same way."),
     ]  # fmt: skip
 
 
@@ -134,13 +151,23 @@ def test_hardware_needs_files_for_it_or_a_description_that_targets_it(home: Path
     )
     assert 13 in found and 16 in found  # the title names the hardware
     assert 23 not in found
+    # not 24 (CODEOWNERS), 27 (the change sentence names no hardware)
+    assert sorted(n for n in found if n >= 24) == [28]
+    sentence = (
+        "Update the Dockerfile so the stable image builds on GB200/aarch64 by keeping the "
+        "base image's kernels; x86 likely should be simplified the same way."
+    )
+    assert found[28][1:] == ("description", {"word": "aarch64", "sentence": sentence})
 
 
 def test_dependency_changes_name_the_file_and_the_dependency(home: Path) -> None:
     found = raised(home, "dependency_change")
     # not 10, 11 (the project's own version), 14 (an internal lock edge); 16 changes only a
     # container build, but the title names what it bumps; 20's lock file grew by 3,000 lines
-    assert sorted(found) == [12, 13, 15, 16, 20]
+    # nor 25 (the documentation's requirements, which the title does not name)
+    assert sorted(found) == [12, 13, 15, 16, 20, 26]
+    assert found[26][2] == {"files": ["requirements-docs.txt"], "more": 0,
+                            "package": "mkdocs-material"}  # fmt: skip
     assert found[12] == (
         'changes Cargo.lock, Cargo.toml, crates/uv/Cargo.toml (the title names "whoami")',
         "files",

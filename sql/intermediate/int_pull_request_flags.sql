@@ -84,7 +84,8 @@ flag_words as (
             as bump_verbs,
         list(word) filter (where flag = 'dependency_change' and kind = 'not_a_name') as not_names,
         list(word) filter (where flag = 'dependency_change' and kind in ('noun', 'name_follower')) as name_followers,
-        (select list(lower(login_pattern)) from {{ ref('bot_authors') }}) as bot_patterns
+        (select list(lower(login_pattern)) from {{ ref('bot_authors') }}) as bot_patterns,
+        (select list(distinct lower(keyword)) from {{ ref('keywords') }} where signal = 'hardware') as hardware_words
     from {{ ref('flag_words') }}
 ),
 
@@ -144,9 +145,11 @@ file_facts as (
         arg_max(hardware_word, lines) filter (where hardware_word is not null
             and not (is_doc or is_example or is_test or is_script)) as hardware_path_word,
         -- a dependency list always says the dependencies changed; a lock file when it changed
-        -- by at least a package's entry; a manifest or container build only with the title
-        list(path order by path) filter (where dependency_kind = 'list'
-            or (dependency_kind = 'lock' and lines >= s.dependency_lock_min_lines)) as dependency_files,
+        -- by at least a package's entry; a manifest or container build, and the documentation's
+        -- own dependencies (under docs/, or `requirements-docs.txt`), only with the title
+        list(path order by path) filter (where (dependency_kind = 'list'
+                or (dependency_kind = 'lock' and lines >= s.dependency_lock_min_lines))
+            and not regexp_matches(path, '(^|/)docs?/|[-_.]docs?([-_.][^/]*)?$')) as dependency_files,
         list(path order by path) filter (where is_dependency) as manifest_files
     from files
     cross join settings s
@@ -239,41 +242,51 @@ title_dependencies as (
     where t.verb_at is not null or t.own_version
 ),
 
--- whether the description's sentence naming hardware targets it: it opens with a change verb
--- (after `This PR`, `We`, ...) that no issue reference follows, names the hardware outside
--- links, denies nothing and names no general platform beside it (`for cuda and npu`). Read
--- for the few PRs with such a sentence (a table scan of their own, not the descriptions' rows
--- again: a CTE read twice is copied whole).
+-- whether the description targets hardware: its change sentence (`summary`, what the PR
+-- does, never the motivation or a report it answers; without one, the first sentence naming
+-- hardware) names it as a whole word outside links, opens with a change verb (after `This PR`,
+-- `We`, ...) that no issue reference follows, denies nothing and names no general platform
+-- beside it (`for cuda and npu`). Read for the few PRs whose description names hardware (a
+-- table scan of their own, not the descriptions' rows again: a CTE read twice is copied whole).
 hardware_targets as (
     select
         d.repo,
         d.number,
         list_contains(w.change_verbs, hs.verb)
             and not regexp_matches(hs.after_verb, '^\s*:?\s*([\w.-]+/[\w.-]+)?#\d')
-            and list_contains(hs.tokens, lower(d.description_hardware_word))
+            and hs.word is not null
             and not list_has_any(hs.tokens, w.negations)
-            and not list_has_any(hs.tokens, w.platforms) as targets
+            and not list_has_any(hs.tokens, w.platforms) as targets,
+        hs.word as target_word,
+        coalesce(d.summary, d.hardware_sentence) as target_sentence
     from {{ ref('int_pull_request_descriptions') }} d
     cross join flag_words w
-    -- the sentence's words (links out, `n't` as `not`), the verb opening it and what follows
+    -- the words of its first clause naming hardware (links out, `n't` as `not`, `torch_npu` as
+    -- two words; a later clause after `;` says something else), the hardware it names first,
+    -- the verb opening the sentence and what follows
     cross join lateral (
         select
-            list_filter(regexp_split_to_array(x.sentence, '[^a-z0-9_]+'), lambda t: t <> '') as tokens,
+            x.tokens,
+            list_filter(x.tokens, lambda t: list_contains(w.hardware_words, t))[1] as word,
             regexp_extract(x.lead, '^([a-z]+)', 1) as verb,
             regexp_replace(x.lead, '^[a-z]+', '') as after_verb
         from (
-            select y.sentence, substr(y.start, coalesce(length(list_filter(w.openers,
-                lambda o: starts_with(y.start, o || ' '))[1]) + 2, 1)) as lead
+            select
+                coalesce(list_filter(list_transform(regexp_split_to_array(y.sentence, ';\s+'),
+                    lambda c: list_filter(regexp_split_to_array(c, '[^a-z0-9]+'), lambda t: t <> '')),
+                    lambda c: list_has_any(c, w.hardware_words))[1], []) as tokens,
+                substr(y.start, coalesce(length(list_filter(w.openers,
+                    lambda o: starts_with(y.start, o || ' '))[1]) + 2, 1)) as lead
             from (
                 select z.sentence, regexp_replace(z.sentence, '^[^a-z0-9#]+', '') as start
                 from (
-                    select replace(lower(regexp_replace(d.hardware_sentence, 'https?://\S+', ' ', 'g')),
+                    select replace(lower(regexp_replace(coalesce(d.summary, d.hardware_sentence), 'https?://\S+', ' ', 'g')),
                         'n''t', ' not') as sentence
                 ) z
             ) y
         ) x
     ) hs
-    where d.hardware_sentence is not null
+    where d.description_hardware_word is not null
     {% if is_incremental() %}
       and {{ scoped('repo', 'd.repo') }}
       and d.week_start between {{ var('start_week') }} and {{ var('end_week') }}
@@ -335,13 +348,13 @@ flags as (
         ff.hardware_path,
         ff.hardware_path_word,
         d.title_hardware_word,
-        d.description_hardware_word,
-        d.hardware_sentence,
         -- the description targets the hardware (hardware_targets), unless a bot wrote it
         -- (release notes, a changelog)
         coalesce(ht.targets, false)
             and not list_bool_or(list_transform(w.bot_patterns, lambda b: lower(p.author) like b))
             as description_targets_hardware,
+        ht.target_word,
+        ht.target_sentence,
         -- dependency lists and grown lock files; with a dependency the title names, every
         -- changed manifest and container build too
         case
@@ -548,12 +561,12 @@ reasons as (
         case k.hardware_specific_reason_key
             when 'title' then 'the title names "' || k.title_hardware_word || '"'
             when 'path' then 'changes ' || k.hardware_path || ' ("' || k.hardware_path_word || '")'
-            else 'the description names "' || k.description_hardware_word || '": "' || k.hardware_sentence || '"'
+            else 'the description names "' || k.target_word || '": "' || k.target_sentence || '"'
         end as hardware_specific_reason,
         case when k.hardware_specific then case k.hardware_specific_reason_key
             when 'title' then to_json({'word': k.title_hardware_word})
             when 'path' then to_json({'word': k.hardware_path_word, 'path': k.hardware_path})
-            else to_json({'word': k.description_hardware_word, 'sentence': k.hardware_sentence})
+            else to_json({'word': k.target_word, 'sentence': k.target_sentence})
         end end as hardware_specific_evidence,
 
         'size' as large_change_reason_key,
