@@ -16,9 +16,8 @@ with settings as (
 files as (
     select repo, week_start, number, path
     from {{ ref('int_pull_request_files') }}
-    where is_code and not is_generated
-      -- program source, not configuration or data files that list options
-      and regexp_matches(path, '\.(py|pyx|go|rs|ts|tsx|js|jsx|java|kt|scala|c|cc|cpp|h|hpp|cu|cuh|rb|swift|cs|php|lua|jl)$')
+    -- program source, not configuration or data files that list options
+    where is_source and not is_generated
     {% if is_incremental() %}
       and {{ scoped('repo') }}
       and week_start between {{ var('start_week') }}
@@ -72,14 +71,16 @@ counts as (
     window by_path as (partition by path_id order by week_start)
 ),
 
--- the count in each extracted week; a count of 0 is a gap between two changes' windows
+-- the count in each extracted week, where it is high enough for a hotspot (a count under
+-- hotspot_min_prs is never ranked, so its weeks are not spelt out)
 windowed as (
     select w.repo, w.week_start, p.path, c.pr_count
     from counts c
+    cross join settings s
     join paths p using (path_id)
     join weeks w
         on w.repo = p.repo and w.week_start >= c.valid_from and w.week_start < c.valid_until
-    where c.pr_count > 0
+    where c.pr_count >= s.hotspot_min_prs
 ),
 
 ranked as (
@@ -89,8 +90,6 @@ ranked as (
             partition by w.repo, w.week_start order by w.pr_count desc, w.path asc
         ) as hotspot_rank
     from windowed w
-    cross join settings s
-    where w.pr_count >= s.hotspot_min_prs
 )
 
 select r.repo, r.week_start, r.path, r.pr_count, r.hotspot_rank

@@ -8,14 +8,15 @@
 -- prefix wins, a repository's rule beating a `*` rule); else the first folder, from the top,
 -- that is not a container. A container holds components rather than being one: a folder of
 -- seeds/container_folders.csv (src/, crates/, packages/, tests/, playground/, utils/, ...;
--- also private, `_utils/`), a language (seeds/scope_tags.csv), a folder named after the
--- repository, alone or with a language (`polars/`, `py-polars/`, `polars-python/`), or a folder
--- that holds at least `container_min_share` of the repository's code changes over the
--- extracted history and two subfolders or more. Past the last container (or at the top), a
--- file is its own area: a dependency list or lock file is `dependencies`, a package manifest
--- `packaging`, a container build `docker`, a test `tests`, a changelog `changelog`, a source file its name
--- (`verl/protocol.py` is `protocol`, a top-level `admin.go` `admin`), a hidden file its name
--- without the dot (`.flake8` is `flake8`), and anything else `root`.
+-- compared without `-_. `: `_utils/`, `__tests__/`), a language (seeds/scope_tags.csv), a
+-- folder named after the repository, alone or with a language (`polars/`, `py-polars/`,
+-- `polars-python/`), or a folder that holds at least `container_min_share` of the repository's
+-- code changes over the extracted history and two subfolders or more. Past the last container
+-- (or at the top), a file is its own area: a dependency list or lock file is `dependencies`,
+-- a package manifest `packaging`, a container build `docker`, a test `tests`, a changelog
+-- `changelog`, a source file its name (`verl/protocol.py` is `protocol`, a top-level
+-- `admin.go` `admin`), a hidden file its name without the dot (`.flake8` is `flake8`), and
+-- anything else `root`.
 --
 -- `is_fixture`: under a folder of kind `fixtures` (playground/, fixtures/, testdata/): code and
 -- data the tests exercise, which place a PR only when no source code changed. `is_helper`: its
@@ -39,11 +40,12 @@ hardware_words as (
 
 layout_words as (
     select
-        (select list(distinct lower(folder)) from {{ ref('container_folders') }}) as containers,
-        (select list(distinct lower(folder)) from {{ ref('container_folders') }} where kind = 'fixtures')
-            as fixture_folders,
-        (select list(distinct lower(folder)) from {{ ref('container_folders') }} where kind = 'catch_all')
-            as catch_all_folders,
+        -- the folders without `-_. `, as the paths' keys are (`_utils` is `utils`)
+        (select list(distinct replace(replace(replace(replace(lower(folder), '-', ''), '_', ''), '.', ''), ' ', '')) from {{ ref('container_folders') }}) as containers,
+        (select list(distinct replace(replace(replace(replace(lower(folder), '-', ''), '_', ''), '.', ''), ' ', '')) from {{ ref('container_folders') }}
+         where kind = 'fixtures') as fixture_folders,
+        (select list(distinct replace(replace(replace(replace(lower(folder), '-', ''), '_', ''), '.', ''), ' ', '')) from {{ ref('container_folders') }}
+         where kind = 'catch_all') as catch_all_folders,
         (select list(distinct regexp_replace(lower(tag), '[-_. ]', '', 'g'))
          from {{ ref('scope_tags') }} where kind = 'language') as languages,
         (select max(value) from {{ ref('thresholds') }} where name = 'container_min_share')
@@ -127,10 +129,17 @@ kinds as (
         -- examples and shell scripts: run recipes, not code that unit tests cover
         regexp_matches(p.path, '(^|/)examples?/') as is_example,
         regexp_matches(p.path, '\.(sh|bash)\b[^/]*$') as is_script,
+        regexp_matches(p.path, '(^|/)(changelog|changes|history|news)[^/]*$', 'i') as is_changelog,
         regexp_matches(p.path, '\.(py|pyx|go|rs|ts|tsx|js|jsx|java|kt|scala|c|cc|cpp|h|hpp|cu|cuh|rb|swift|cs|php|lua|jl)$')
             as is_source_file,
         string_split(lower(p.path), '/') as segments,
-        regexp_split_to_array(lower(p.path), '[/._-]+') as words,
+        -- each folder and the name without `-_. `, the form names are compared in (plain
+        -- replaces: a regular expression costs five times as much)
+        list_transform(segments, lambda x: replace(replace(replace(replace(x, '-', ''), '_', ''), '.', ''), ' ', ''))
+            as keys,
+        -- the words between `/._-`
+        list_filter(string_split(replace(replace(replace(lower(p.path), '.', '/'), '_', '/'), '-', '/'), '/'),
+            lambda x: x <> '') as words,
         string_split(p.repo, '/')[2] as repo_name
     from paths p
 ),
@@ -138,21 +147,19 @@ kinds as (
 -- for each folder of the path, from the top, whether it is a container
 layouts as (
     select
-        k.* replace (regexp_replace(lower(k.repo_name), '[-_. ]', '', 'g') as repo_name),
+        k.* replace (replace(replace(replace(replace(lower(k.repo_name), '-', ''), '_', ''), '.', ''), ' ', '')
+            as repo_name),
         list_transform(range(1, len(k.segments)), lambda i:
-            list_contains(w.containers, ltrim(k.segments[i], '_.'))
-            or list_contains(w.languages, regexp_replace(k.segments[i], '[-_. ]', '', 'g'))
-            or regexp_replace(k.segments[i], '[-_. ]', '', 'g') = k.repo_name
-            or (starts_with(regexp_replace(k.segments[i], '[-_. ]', '', 'g'), k.repo_name)
-                and list_contains(w.languages,
-                    substr(regexp_replace(k.segments[i], '[-_. ]', '', 'g'), length(k.repo_name) + 1)))
-            or (ends_with(regexp_replace(k.segments[i], '[-_. ]', '', 'g'), k.repo_name)
-                and list_contains(w.languages,
-                    left(regexp_replace(k.segments[i], '[-_. ]', '', 'g'),
-                        length(regexp_replace(k.segments[i], '[-_. ]', '', 'g')) - length(k.repo_name))))
+            list_contains(w.containers, k.keys[i])
+            or list_contains(w.languages, k.keys[i])
+            or k.keys[i] = k.repo_name
+            or (starts_with(k.keys[i], k.repo_name)
+                and list_contains(w.languages, substr(k.keys[i], length(k.repo_name) + 1)))
+            or (ends_with(k.keys[i], k.repo_name)
+                and list_contains(w.languages, left(k.keys[i], length(k.keys[i]) - length(k.repo_name))))
             or list_contains(coalesce(d.folders, []), array_to_string(k.segments[1:i], '/'))
         ) as is_container,
-        list_has_any(list_transform(k.segments[1:-2], lambda s: ltrim(s, '_.')), w.fixture_folders) as is_fixture
+        list_has_any(k.keys[1:-2], w.fixture_folders) as is_fixture
     from kinds k
     cross join layout_words w
     left join data_containers d using (repo)
@@ -199,6 +206,7 @@ classified as (
         k.is_vendored,
         k.is_example and not (k.is_test or k.is_ci) as is_example,
         k.is_script and not (k.is_test or k.is_ci) as is_script,
+        k.is_changelog,
         not (k.is_test or k.is_doc or k.is_ci) as is_code,  -- noqa: LT01
         -- program source, by its extension (not a test, doc or CI file)
         not (k.is_test or k.is_doc or k.is_ci) and k.is_source_file as is_source,
@@ -215,7 +223,7 @@ classified as (
                 when k.is_source_file
                      and not regexp_matches(k.segments[-1], '^(__init__|__main__|lib|main|mod|index|init)\.')
                     then ltrim(regexp_replace(k.segments[-1], '(\.d)?\.[^.]+$', ''), '.')
-                when regexp_matches(k.segments[-1], '^(changelog|changes|history|news)\b', 'i') then 'changelog'
+                when k.is_changelog then 'changelog'
                 -- a tool's hidden configuration is named after it (`.flake8`, `.eslintrc.json`)
                 when regexp_matches(k.segments[-1], '^\.[a-z]')
                     then regexp_replace(ltrim(k.segments[-1], '.'), '\.[^.]*$', '')
@@ -224,9 +232,8 @@ classified as (
         ) as area,
         -- the area is named below a catch-all folder (`utils/dataset/`, `utils/flops.py`): a helper
         r.rule_area is null and list_has_any(
-            list_transform(k.segments[1:coalesce(list_position(k.is_container, false), len(k.segments)) - 1],
-                lambda s: ltrim(s, '_.')),
-            lw.catch_all_folders) as is_helper,
+            k.keys[1:coalesce(list_position(k.is_container, false), len(k.segments)) - 1], lw.catch_all_folders)
+            as is_helper,
         k.is_fixture,
         c.core_prefix as configured_core_prefix,
         list_filter(k.words, lambda w: list_contains(h.words, w))[1] as hardware_word,
@@ -234,9 +241,9 @@ classified as (
         -- extension as written (lower case) and their words between slashes, then each without
         -- `-_. ` between colons (`/trainer/async_grpo/loop/trainer/async/grpo/loop/:trainer:asyncgrpo:loop:`)
         '/' || array_to_string(k.segments[1:-2] || [regexp_replace(k.segments[-1], '\.[^.]*$', '')], '/')
-            || '/' || array_to_string(k.words, '/') || '/:' || array_to_string(list_transform(
-                k.segments[1:-2] || [regexp_replace(k.segments[-1], '\.[^.]*$', '')],
-                lambda s: regexp_replace(s, '[-_. ]', '', 'g')), ':') || ':' as path_key
+            || '/' || array_to_string(k.words, '/') || '/:' || array_to_string(k.keys[1:-2]
+                || [replace(replace(replace(replace(regexp_replace(k.segments[-1], '\.[^.]*$', ''),
+                    '-', ''), '_', ''), '.', ''), ' ', '')], ':') || ':' as path_key
     from layouts k
     cross join hardware_words h
     cross join layout_words lw
@@ -266,6 +273,7 @@ final as (
         c.is_script,
         c.is_code,
         c.is_source,
+        c.is_changelog,
         c.area,
         c.is_helper,
         c.is_fixture,

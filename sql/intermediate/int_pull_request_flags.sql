@@ -9,8 +9,7 @@
 -- hardware_specific are NULL when files are unknown and the title and description say nothing.
 -- Thresholds are in seeds/thresholds.csv, the words the flags read in seeds/flag_words.csv.
 
--- read twice (review counts, the flags' sizes): scanning the table again costs less than the
--- copy of all its rows, review lists included, that DuckDB keeps for a CTE used twice
+-- read once, reviews included, beside the classified row
 with prs as not materialized (
     select * from {{ ref('stg_pull_requests') }}
     {% if is_incremental() %}
@@ -106,11 +105,11 @@ core_touches as (
     select
         f.repo,
         f.number,
-        list(
-            {'path': f.path, 'lines': f.lines, 'prs': h.pr_count, 'weeks': s.hotspot_weeks,
-             'prefix': f.configured_core_prefix}
-            order by coalesce(h.hotspot_rank, 1000000), f.path
-        ) as core_files
+        -- by hotspot rank, then path (the struct's first fields): sorted after the aggregate
+        list_sort(list(
+            {'rank': coalesce(h.hotspot_rank, 1000000), 'path': f.path, 'lines': f.lines,
+             'prs': h.pr_count, 'weeks': s.hotspot_weeks, 'prefix': f.configured_core_prefix}
+        )) as core_files
     from files f
     cross join settings s
     left join hotspots h using (repo, week_start, path)
@@ -147,10 +146,11 @@ file_facts as (
         -- a dependency list always says the dependencies changed; a lock file when it changed
         -- by at least a package's entry; a manifest or container build, and the documentation's
         -- own dependencies (under docs/, or `requirements-docs.txt`), only with the title
-        list(path order by path) filter (where (dependency_kind = 'list'
+        -- (sorted after, not in an ordered aggregate, which sorts every group's rows)
+        list_sort(list(path) filter (where (dependency_kind = 'list'
                 or (dependency_kind = 'lock' and lines >= s.dependency_lock_min_lines))
-            and not regexp_matches(path, '(^|/)docs?/|[-_.]docs?([-_.][^/]*)?$')) as dependency_files,
-        list(path order by path) filter (where is_dependency) as manifest_files
+            and not regexp_matches(path, '(^|/)docs?/|[-_.]docs?([-_.][^/]*)?$'))) as dependency_files,
+        list_sort(list(path) filter (where is_dependency)) as manifest_files
     from files
     cross join settings s
     group by repo, number
@@ -250,61 +250,62 @@ title_dependencies as (
 -- table scan of their own, not the descriptions' rows again: a CTE read twice is copied whole).
 hardware_targets as (
     select
-        d.repo,
-        d.number,
-        list_contains(w.change_verbs, hs.verb)
-            and not regexp_matches(hs.after_verb, '^\s*:?\s*([\w.-]+/[\w.-]+)?#\d')
-            and hs.word is not null
-            and not list_has_any(hs.tokens, w.negations)
-            and not list_has_any(hs.tokens, w.platforms) as targets,
-        hs.word as target_word,
-        coalesce(d.summary, d.hardware_sentence) as target_sentence
-    from {{ ref('int_pull_request_descriptions') }} d
-    cross join flag_words w
-    -- the words of its first clause naming hardware (links out, `n't` as `not`, `torch_npu` as
-    -- two words; a later clause after `;` says something else), the hardware it names first,
-    -- the verb opening the sentence and what follows
-    cross join lateral (
+        t.repo,
+        t.number,
+        t.tokens is not null
+            and list_filter(t.tokens, lambda x: list_contains(w.hardware_words, x))[1] is not null
+            and not list_has_any(t.tokens, w.negations)
+            and not list_has_any(t.tokens, w.platforms) as targets,
+        list_filter(t.tokens, lambda x: list_contains(w.hardware_words, x))[1] as target_word,
+        t.target_sentence
+    from (
+        -- the words of its first clause naming hardware (links out, `n't` as `not`, `torch_npu`
+        -- as two words; a later clause after `;` says something else), read only when the
+        -- sentence opens with a change verb that no issue reference follows
         select
-            x.tokens,
-            list_filter(x.tokens, lambda t: list_contains(w.hardware_words, t))[1] as word,
-            regexp_extract(x.lead, '^([a-z]+)', 1) as verb,
-            regexp_replace(x.lead, '^[a-z]+', '') as after_verb
+            v.repo,
+            v.number,
+            v.target_sentence,
+            case when list_contains(wv.change_verbs, regexp_extract(v.lead, '^([a-z]+)', 1))
+                      and not regexp_matches(v.lead, '^[a-z]+\s*:?\s*([\w.-]+/[\w.-]+)?#\d') then
+                coalesce(list_filter(list_transform(string_split_regex(v.sentence, ';\s+'),
+                    lambda c: list_filter(string_split_regex(c, '[^a-z0-9]+'), lambda x: x <> '')),
+                    lambda c: list_has_any(c, wv.hardware_words))[1], [])
+            end as tokens
         from (
+            -- the sentence, lower case, and what follows `This PR`, `We`, ... at its start
             select
-                coalesce(list_filter(list_transform(regexp_split_to_array(y.sentence, ';\s+'),
-                    lambda c: list_filter(regexp_split_to_array(c, '[^a-z0-9]+'), lambda t: t <> '')),
-                    lambda c: list_has_any(c, w.hardware_words))[1], []) as tokens,
-                substr(y.start, coalesce(length(list_filter(w.openers,
+                y.repo,
+                y.number,
+                y.target_sentence,
+                y.sentence,
+                substr(y.start, coalesce(length(list_filter(wo.openers,
                     lambda o: starts_with(y.start, o || ' '))[1]) + 2, 1)) as lead
             from (
-                select z.sentence, regexp_replace(z.sentence, '^[^a-z0-9#]+', '') as start
+                select
+                    z.repo, z.number, z.target_sentence, z.sentence,
+                    regexp_replace(z.sentence, '^[^a-z0-9#]+', '') as start
                 from (
-                    select replace(lower(regexp_replace(coalesce(d.summary, d.hardware_sentence), 'https?://\S+', ' ', 'g')),
-                        'n''t', ' not') as sentence
+                    select
+                        d.repo,
+                        d.number,
+                        coalesce(d.summary, d.hardware_sentence) as target_sentence,
+                        replace(lower(case when contains(coalesce(d.summary, d.hardware_sentence), '://')
+                            then regexp_replace(coalesce(d.summary, d.hardware_sentence), 'https?://\S+', ' ', 'g')
+                            else coalesce(d.summary, d.hardware_sentence) end), 'n''t', ' not') as sentence
+                    from {{ ref('int_pull_request_descriptions') }} d
+                    where d.description_hardware_word is not null
+                    {% if is_incremental() %}
+                      and {{ scoped('repo', 'd.repo') }}
+                      and d.week_start between {{ var('start_week') }} and {{ var('end_week') }}
+                    {% endif %}
                 ) z
             ) y
-        ) x
-    ) hs
-    where d.description_hardware_word is not null
-    {% if is_incremental() %}
-      and {{ scoped('repo', 'd.repo') }}
-      and d.week_start between {{ var('start_week') }} and {{ var('end_week') }}
-    {% endif %}
-),
-
-reviews as (
-    select
-        repo,
-        number,
-        reviews is not null as reviews_known,
-        review_threads is not null as threads_known,
-        len(reviews) as review_count,
-        len(list_filter(reviews, lambda r: r.state = 'APPROVED')) as approvals,
-        len(list_distinct(list_transform(reviews, lambda r: r.author))) as reviewers,
-        len(review_threads) as thread_count,
-        len(list_filter(review_threads, lambda t: not coalesce(t.is_resolved, false))) as unresolved_threads
-    from prs
+            cross join flag_words wo
+        ) v
+        cross join flag_words wv
+    ) t
+    cross join flag_words w
 ),
 
 -- the flags and the facts each reason is made of
@@ -321,11 +322,12 @@ flags as (
         ff.sized_files - coalesce(mv.moved_files, 0) as sized_files,
         ff.hardware_lines,
         ff.platform_lines,
-        r.review_count,
-        r.reviewers,
-        r.thread_count,
-        r.reviews_known,
-        r.threads_known,
+        -- the reviews, read from the PR's row (one scan and no join more)
+        len(p.reviews) as review_count,
+        len(list_distinct(list_transform(p.reviews, lambda r: r.author))) as reviewers,
+        len(p.review_threads) as thread_count,
+        p.reviews is not null as reviews_known,
+        p.review_threads is not null as threads_known,
         c.change_type,
         c.files_known,
         c.files_complete,
@@ -368,8 +370,8 @@ flags as (
         coalesce(td.own_version, false) or c.change_type_signal = 'title_release' as own_version,
         c.breaking_signal,
         d.breaking_note,
-        r.unresolved_threads as unresolved_count,
-        r.approvals,
+        len(list_filter(p.review_threads, lambda t: not coalesce(t.is_resolved, false))) as unresolved_count,
+        len(list_filter(p.reviews, lambda r: r.state = 'APPROVED')) as approvals,
         c.is_revert,
         l.reverts_number,
         l.reverted_by,
@@ -383,7 +385,6 @@ flags as (
         s.hardware_min_share
     from classified c
     join prs p using (repo, number)
-    join reviews r using (repo, number)
     join links l using (repo, number)
     join descriptions d using (repo, number)
     cross join settings s
@@ -496,27 +497,27 @@ reasons as (
     select
         k.*,
         -- the English reasons are joined with || (NULL when a part is, like printf) at a third
-        -- of printf's cost; the evidence (and a reason that needs a lambda) is made only for a
-        -- raised flag
-        case k.missing_tests_reason_key
+        -- of printf's cost; a reason and its evidence are made only for a raised flag (the marts
+        -- read no other)
+        case when k.missing_tests then case k.missing_tests_reason_key
             when 'box_unchecked' then 'the author left "' || k.test_box_text || '" unchecked'
             when 'no_test_said' then 'the author wrote "' || k.no_test_sentence || '"'
             else k.change_type || ' change of ' || k.tested_code_lines || ' lines of code with no test file changed'
-        end as missing_tests_reason,
+        end end as missing_tests_reason,
         case when k.missing_tests then case k.missing_tests_reason_key
             when 'box_unchecked' then to_json({'box': k.test_box_text, 'type': k.change_type})
             when 'no_test_said' then to_json({'sentence': k.no_test_sentence, 'type': k.change_type})
             else to_json({'type': k.change_type, 'lines': k.tested_code_lines})
         end end as missing_tests_evidence,
 
-        'changes ' || k.core_files[1].path || case k.core_path_reason_key
+        case when k.core_path then 'changes ' || k.core_files[1].path || case k.core_path_reason_key
             when 'hotspot' then ' (changed by ' || k.core_files[1].prs || ' PRs in ' || k.core_files[1].weeks || ' weeks)'
             else ' (configured core path ' || k.core_files[1].prefix || ')'
         end || case
             when len(k.core_files) = 2 then ' and 1 more core file'
             when len(k.core_files) > 2 then ' and ' || (len(k.core_files) - 1) || ' more core files'
             else ''
-        end as core_path_reason,
+        end end as core_path_reason,
         case when k.core_path then to_json({
             'path': k.core_files[1].path, 'lines': k.core_files[1].lines,
             'prs': k.core_files[1].prs, 'weeks': k.core_files[1].weeks,
@@ -524,45 +525,45 @@ reasons as (
         }) end as core_path_evidence,
 
         'unresolved' as unresolved_threads_reason_key,
-        k.unresolved_count || ' of ' || k.thread_count
+        case when k.unresolved_threads then k.unresolved_count || ' of ' || k.thread_count
             || case when k.thread_count = 1 then ' review thread' else ' review threads' end
-            || ' unresolved at merge' as unresolved_threads_reason,
+            || ' unresolved at merge' end as unresolved_threads_reason,
         case when k.unresolved_threads then to_json({'unresolved': k.unresolved_count, 'threads': k.thread_count})
         end as unresolved_threads_evidence,
 
-        case k.no_approval_reason_key
+        case when k.no_approval then case k.no_approval_reason_key
             when 'no_review' then 'merged with no review'
             else 'merged with no approving review among ' || k.review_count
                 || case when k.review_count = 1 then ' review' else ' reviews' end
-        end as no_approval_reason,
+        end end as no_approval_reason,
         case when k.no_approval then to_json({'reviews': k.review_count}) end as no_approval_evidence,
 
-        case k.dependency_change_reason_key
+        case when k.dependency_change then case k.dependency_change_reason_key
             when 'files' then 'changes ' || array_to_string(k.dependency_files[1:3], ', ')
                 || case when len(k.dependency_files) > 3 then ' and ' || (len(k.dependency_files) - 3) || ' more' else '' end
                 || coalesce(' (the title names "' || k.dependency_name || '")', '')
             else 'the title says "' || k.dependency_verb || ' ' || k.dependency_name || '"'
-        end as dependency_change_reason,
+        end end as dependency_change_reason,
         case when k.dependency_change then case k.dependency_change_reason_key
             when 'files' then to_json({'files': k.dependency_files[1:3], 'more': greatest(len(k.dependency_files) - 3, 0),
                 'package': k.dependency_name})
             else to_json({'word': k.dependency_verb || ' ' || k.dependency_name, 'package': k.dependency_name})
         end end as dependency_change_evidence,
 
-        case k.breaking_change_reason_key
+        case when k.breaking_change then case k.breaking_change_reason_key
             when 'title_tag' then 'the title is tagged [BREAKING]'
             when 'title_bang' then 'the title''s type carries `!`'
             when 'title_prefix' then 'the title starts with `breaking:`'
             when 'label' then 'labelled breaking'
             else 'the description says "' || k.breaking_note || '"'
-        end as breaking_change_reason,
+        end end as breaking_change_reason,
         case when k.breaking_change then to_json({'note': k.breaking_note}) end as breaking_change_evidence,
 
-        case k.hardware_specific_reason_key
+        case when k.hardware_specific then case k.hardware_specific_reason_key
             when 'title' then 'the title names "' || k.title_hardware_word || '"'
             when 'path' then 'changes ' || k.hardware_path || ' ("' || k.hardware_path_word || '")'
             else 'the description names "' || k.target_word || '": "' || k.target_sentence || '"'
-        end as hardware_specific_reason,
+        end end as hardware_specific_reason,
         case when k.hardware_specific then case k.hardware_specific_reason_key
             when 'title' then to_json({'word': k.title_hardware_word})
             when 'path' then to_json({'word': k.hardware_path_word, 'path': k.hardware_path})
@@ -570,8 +571,8 @@ reasons as (
         end end as hardware_specific_evidence,
 
         'size' as large_change_reason_key,
-        k.size_lines || ' lines across ' || k.size_files || case when k.size_files = 1 then ' file' else ' files' end
-            as large_change_reason,
+        case when k.large_change then k.size_lines || ' lines across ' || k.size_files || case when k.size_files = 1 then ' file' else ' files' end
+            end as large_change_reason,
         case when k.large_change then to_json({'lines': k.size_lines, 'files': k.size_files})
         end as large_change_evidence,
 

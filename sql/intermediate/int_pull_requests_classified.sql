@@ -112,7 +112,7 @@ file_signals as (
         coalesce(sum(lines) filter (where is_test and not is_ci), 0) as test_lines,
         bool_and(is_dependency) as dependency_only,
         bool_or(dependency_kind in ('list', 'lock')) as lists_dependencies,
-        bool_and(regexp_matches(path, '(^|/)(changelog|changes|history|news)[^/]*$', 'i')) as changelog_only,
+        bool_and(is_changelog) as changelog_only,
         -- repository housekeeping under .github/ that is no CI: code owners, issue and PR
         -- templates, funding
         bool_and(regexp_matches(path, '(^|/)CODEOWNERS$|^\.github/(ISSUE_TEMPLATE/|PULL_REQUEST_TEMPLATE|FUNDING\.ya?ml$)'))
@@ -126,9 +126,23 @@ file_signals as (
         coalesce(sum(lines) filter (where is_code), 0) as code_lines,
         min(path) filter (where change_type = 'ADDED' and is_source
             and not regexp_matches(path, '(^|/)__init__\.py$')) as new_module_path,
-        list(path order by path) filter (where is_dependency) as dependency_paths,
-        string_agg(path_key, '') as path_keys
+        list_sort(list(path) filter (where is_dependency)) as dependency_paths,
+        string_agg(path_key, '') as path_keys,
+        -- the lines the areas below share, as area_lines counts them (tests only when nothing
+        -- else changed, manifests not beside the lists of a PR of dependency files alone)
+        case
+            when bool_or(not is_test) and bool_and(is_dependency) and bool_or(dependency_kind in ('list', 'lock'))
+                then sum(lines * case when is_helper then st.helper_area_weight else 1 end)
+                    filter (where not is_test and dependency_kind is distinct from 'manifest')
+            when bool_or(not is_test)
+                then sum(lines * case when is_helper then st.helper_area_weight else 1 end) filter (where not is_test)
+            when bool_and(is_dependency) and bool_or(dependency_kind in ('list', 'lock'))
+                then sum(lines * case when is_helper then st.helper_area_weight else 1 end)
+                    filter (where dependency_kind is distinct from 'manifest')
+            else sum(lines * case when is_helper then st.helper_area_weight else 1 end)
+        end as area_lines_total
     from files
+    cross join settings st
     group by repo, number
 ),
 
@@ -147,13 +161,14 @@ area_lines as (
         coalesce(sum(f.lines * case when f.is_helper then st.helper_area_weight else 1 end) filter (
             where not s.has_source or f.is_ci
                 or (f.is_code and not f.is_fixture and coalesce(f.dependency_kind, 'container') = 'container')
-        ), 0) as source_lines
+        ), 0) as source_lines,
+        s.area_lines_total
     from files f
     join file_signals s using (repo, number)
     cross join settings st
     where (not f.is_test or not s.has_non_test)
         and not (s.dependency_only and s.lists_dependencies and f.dependency_kind = 'manifest')
-    group by f.repo, f.number, f.area
+    group by f.repo, f.number, f.area, s.area_lines_total
 ),
 
 path_areas as (
@@ -165,14 +180,11 @@ path_areas as (
         first(a.area order by list_contains(st.catch_all_areas, ltrim(a.area, '_')), a.source_lines = 0,
             case when a.source_lines > 0 then a.source_lines else a.lines end desc, a.area asc)
             as primary_path_area,
-        list(a.area order by a.area) as all_path_areas,
-        list(regexp_replace(a.area, '[-_. ]', '', 'g') order by a.area) as path_area_keys,
-        list(a.area order by a.area) filter (
-            where a.lines >= st.path_area_min_share * t.total_lines
-        ) as path_areas
+        -- in no order (a title's module is looked up in it; an ordered aggregate sorts)
+        list(a.area) as all_path_areas,
+        list_sort(list(a.area) filter (where a.lines >= st.path_area_min_share * a.area_lines_total))
+            as path_areas
     from area_lines a
-    join (select repo, number, sum(lines) as total_lines from area_lines group by repo, number) t
-        using (repo, number)
     cross join settings st
     group by a.repo, a.number
 ),
@@ -401,15 +413,18 @@ modules as (
         -- PR changes (checked in classified, beside the files)
         list_filter(
             -- a version is no part of a module's name: `[python 0.6.7]` is the tag `python`
-            list_transform(list_concat(t.raw_modules, t.label_areas), lambda x, i: {  -- noqa: LT01
+            -- each with its key, the name without `-_. ` that the paths are compared in
+            list_transform(list_transform(list_concat(t.raw_modules, t.label_areas), lambda x, i: {  -- noqa: LT01
                 'area': coalesce(r.area_of_alias[x], v.area_of_alias[x],
                     replace(trim(regexp_replace(x, '(^|\s)v?\d+(\.\d+)+\S*', ' ', 'g')), ' ', '_')),
                 'trusted': r.area_of_alias[x] is not null or v.area_of_alias[x] is not null
                     or i > len(t.raw_modules)
-            }),
+            }), lambda x: {
+                'area': x.area, 'trusted': x.trusted,
+                'key': replace(replace(replace(replace(x.area, '-', ''), '_', ''), '.', ''), ' ', '')}),
             lambda x: x.area <> '' and not list_contains(v.scope_tags, x.area)
                 -- the repository's name, alone or with a language (`py-polars`)
-                and not {{ names_repository("regexp_replace(x.area, '[-_. ]', '', 'g')", 't.repo_key', 'v.language_tags') }}
+                and not {{ names_repository('x.key', 't.repo_key', 'v.language_tags') }}
         ) as named_area_items,
         case when len(t.version_tokens) > 0 then
             coalesce(list_bool_and(list_transform(t.release_other_words, lambda w:
@@ -531,20 +546,21 @@ placed as (
         -- as the path area it names; a series name (`[sparse refactor]`) is not. With a cut or
         -- unknown file list, kept.
         struct_pack(named_areas := list_transform(
-            list_filter(
-                list_transform(p.named_area_items, lambda x: {
-                    'area': x.area, 'trusted': x.trusted, 'key': regexp_replace(x.area, '[-_. ]', '', 'g')}),
+            list_filter(p.named_area_items,
                 lambda x: x.trusted or not p.files_complete
                     or contains(f.path_keys, '/' || x.key) or contains(f.path_keys, ':' || x.key)
-                    or list_contains(pa.path_area_keys, x.key)),
+                    -- a path area's key (`asyncgrpo` for `async_grpo`)
+                    or list_contains(list_transform(pa.all_path_areas, lambda a:
+                        replace(replace(replace(replace(a, '-', ''), '_', ''), '.', ''), ' ', '')), x.key)),
             -- spelt as the path area it names, else as the tag when it separates its words
             -- (`bundled-dev`, not `bundleddev`), else as the folder or module it names
             lambda x: coalesce(
-                pa.all_path_areas[list_position(pa.path_area_keys, x.key)],
+                list_filter(list_sort(pa.all_path_areas), lambda a:
+                    replace(replace(replace(replace(a, '-', ''), '_', ''), '.', ''), ' ', '') = x.key)[1],
                 case when regexp_matches(x.area, '[-_]') then replace(x.area, '-', '_') end,
                 case when not x.trusted and p.files_complete and not contains(f.path_keys, '/' || x.area || '/') then
                     list_filter(string_split(f.path_keys, '/'), lambda s:
-                        regexp_replace(s, '[-_. ]', '', 'g') = x.key)[1]
+                        replace(replace(replace(replace(s, '-', ''), '_', ''), '.', ''), ' ', '') = x.key)[1]
                 end,
                 x.area)
         )) as na
