@@ -18,6 +18,7 @@ import yaml
 
 from orchestration.config import UsageError, canonical_repo, unknown_key, validate_repo
 from orchestration.delivery.targets import parse_deliver
+from orchestration.groups import kept_groups, parse_groups
 from orchestration.locks import file_lock
 from orchestration.storage import write_bytes
 
@@ -26,7 +27,7 @@ LOCK_NAME = f"{FILE_NAME}.lock"  # held for every read-modify-write of the file
 # libyaml's safe loader and dumper where PyYAML has them: the same YAML, ten times faster
 _BASE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-FILE_KEYS = ("repositories",)
+FILE_KEYS = ("groups", "repositories")  # groups: orchestration/groups.py
 ENTRY_KEYS = ("name", "source", "core_paths", "area_rules", "deliver")
 
 
@@ -66,6 +67,7 @@ HEADER = (
     "# Repositories prweekly reports on. Edit by hand or with `prweekly repo add/remove`.\n"
     "# Optional per repository: source (github or file:PATH), core_paths (path prefixes that\n"
     "# count as core) and area_rules (path prefix -> area, checked before the directory layout).\n"
+    "# groups: (optional, first) lists repositories reported on together (docs/groups.md).\n"
 )
 
 
@@ -122,10 +124,18 @@ def _unique(repos: list[Repository]) -> list[Repository]:
     return list(by_repo.values())
 
 
+def load_registry(home: Path) -> tuple[list[Repository], object, bool]:
+    """The repositories (as `load_repositories`), the `groups:` block as written, and whether
+    the file has one (orchestration.groups reads it)."""
+    entries, doc = _read(home)
+    return _unique(entries), doc.get("groups"), "groups" in doc
+
+
 def _read_entries(home: Path) -> list[Repository]:
-    path = registry_path(home)
-    if not path.exists():
-        return []
+    return _read(home)[0]
+
+
+def _read_doc(path: Path) -> dict:
     try:
         doc = yaml.load(path.read_text(encoding="utf-8"), Loader=_StrictLoader) or {}
     except DuplicateKey as exc:
@@ -134,6 +144,14 @@ def _read_entries(home: Path) -> list[Repository]:
         raise UsageError(f"{path} is not valid YAML: {' '.join(str(exc).split())}") from None
     if not isinstance(doc, dict):
         raise UsageError(f"{path}: expected `repositories:` and a list of entries")
+    return doc
+
+
+def _read(home: Path) -> tuple[list[Repository], dict]:
+    path = registry_path(home)
+    if not path.exists():
+        return [], {}
+    doc = _read_doc(path)
     for key in doc:
         if key not in FILE_KEYS:
             raise UsageError(f"{path}: {unknown_key(key, FILE_KEYS)}")
@@ -151,7 +169,9 @@ def _read_entries(home: Path) -> list[Repository]:
             )
         lines[repo.name] = index
         repos.append(repo)
-    return repos
+    if "groups" in doc:  # checked whenever the file is read, like every other block
+        parse_groups(path, doc["groups"] or [], [r.repo for r in repos])
+    return repos, doc
 
 
 def _entry(path: Path, index: int, entry: object) -> Repository:
@@ -189,11 +209,16 @@ def _entry(path: Path, index: int, entry: object) -> Repository:
 
 
 def save_repositories(home: Path, repos: list[Repository]) -> Path:
-    """Write the registry atomically, sorted by name."""
+    """Write the registry atomically, sorted by name; its `groups:` block is kept, without
+    the repositories no longer registered."""
     path = registry_path(home)
     path.parent.mkdir(parents=True, exist_ok=True)
+    doc: dict = {}
+    if path.exists() and "groups" in (old := _read_doc(path)):
+        doc["groups"] = kept_groups(old["groups"], [r.repo for r in repos])
+    doc["repositories"] = [r.to_yaml() for r in sorted(repos, key=lambda r: r.name.lower())]
     body = yaml.dump(
-        {"repositories": [r.to_yaml() for r in sorted(repos, key=lambda r: r.name.lower())]},
+        doc,
         Dumper=_DUMPER,
         sort_keys=False,
         allow_unicode=True,

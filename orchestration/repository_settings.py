@@ -1,8 +1,10 @@
 """Per-repository settings from repositories.yml, as warehouse tables for the SQL models.
 
 Models read them with `{{ source('settings', 'area_rules') }}`,
-`{{ source('settings', 'core_paths') }}` and `{{ source('settings', 'repositories') }}`, beside
-the seeds' rules for every repository. Repositories appear by identity (lower case).
+`{{ source('settings', 'core_paths') }}`, `{{ source('settings', 'repositories') }}` and
+`{{ source('settings', 'groups') }}`, beside the seeds' rules for every repository. Repositories
+appear by identity (lower case); the groups as orchestration.groups reads them (the file's
+`groups:`, else one per owner with more than one repository).
 """
 
 from __future__ import annotations
@@ -11,16 +13,24 @@ from pathlib import Path
 
 import duckdb
 
-from orchestration.repositories import load_repositories
+from orchestration.groups import groups_of
+from orchestration.repositories import load_registry, registry_path
 from orchestration.warehouse import transaction
 
 SCHEMA = "settings"
-SETTINGS_RELATIONS = tuple(f"{SCHEMA}.{t}" for t in ("repositories", "area_rules", "core_paths"))
+TABLES = ("repositories", "area_rules", "core_paths", "groups")
+SETTINGS_RELATIONS = tuple(f"{SCHEMA}.{t}" for t in TABLES)
 
 
 def load_repository_settings(conn: duckdb.DuckDBPyConnection, home: Path) -> None:
     """Replace the settings tables with what repositories.yml says now (values as parameters)."""
-    repos = load_repositories(home)
+    repos, raw_groups, has_groups = load_registry(home)
+    groups = groups_of(registry_path(home), raw_groups, has_groups, [r.repo for r in repos])
+    members = [
+        (g.name, repo, position, g.configured)
+        for g in groups
+        for position, repo in enumerate(g.repositories, start=1)
+    ]
     names = [(r.repo, r.name) for r in repos]
     rules = [(r.repo, prefix, area) for r in repos for prefix, area in r.area_rules.items()]
     cores = [
@@ -37,6 +47,17 @@ def load_repository_settings(conn: duckdb.DuckDBPyConnection, home: Path) -> Non
             f"create or replace table {SCHEMA}.core_paths "
             "(repo varchar, path_prefix varchar, reason varchar)"
         )
+        conn.execute(
+            f"create or replace table {SCHEMA}.groups "
+            "(group_name varchar, repo varchar, position integer, configured boolean)"
+        )
+        if members:  # one statement: executemany takes about a millisecond a row
+            columns = [list(column) for column in zip(*members, strict=True)]
+            conn.execute(
+                f"insert into {SCHEMA}.groups select unnest(?::varchar[]), "
+                "unnest(?::varchar[]), unnest(?::integer[]), unnest(?::boolean[])",
+                columns,
+            )
         if names:
             conn.executemany(f"insert into {SCHEMA}.repositories values (?, ?)", names)
         if rules:

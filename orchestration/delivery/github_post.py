@@ -196,8 +196,9 @@ def send(
             node = ((data.get("addComment") or {}).get("commentEdge") or {}).get("node") or {}
         return node.get("id") or "", thread_id
     title = edition.title[:GITHUB_TITLE_CHARS]
+    where = target.repository or edition.repo  # a group's report goes to the repository named
     if target.discussion_category:
-        found = _repository(client, edition.repo, CATEGORIES)
+        found = _repository(client, where, CATEGORIES)
         if done := _already(found["discussions"]["nodes"], edition):
             return done, done
         wanted = target.discussion_category.lower()
@@ -212,7 +213,7 @@ def send(
         if category is None:
             names = ", ".join(c["name"] for c in found["discussionCategories"]["nodes"])
             raise DeliveryError(
-                f"github: {edition.repo} has no discussion category "
+                f"github: {where} has no discussion category "
                 f"{target.discussion_category!r} (it has: {names or 'none'})"
             )
         data = client.ask(
@@ -222,9 +223,9 @@ def send(
         )  # fmt: skip
         node = (data.get("createDiscussion") or {}).get("discussion") or {}
     else:
-        found = _repository(client, edition.repo, LABEL, label=target.issue_label)
+        found = _repository(client, where, LABEL, label=target.issue_label)
         if found.get("label") is None:
-            raise DeliveryError(f"github: {edition.repo} has no label {target.issue_label!r}")
+            raise DeliveryError(f"github: {where} has no label {target.issue_label!r}")
         if done := _already(found["issues"]["nodes"], edition):
             return done, done
         data = client.ask(

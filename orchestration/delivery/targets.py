@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from orchestration.config import UsageError, unknown_key
+from orchestration.config import UsageError, unknown_key, validate_repo
 
 LANGUAGES = ("en", "zh")
 KINDS = ("slack", "email", "github")
@@ -65,11 +65,13 @@ class GitHubTarget:
     issue_label: str | None
     language: str
     kind: str = "github"
+    repository: str | None = None  # where to post; a repository's own reports: itself
 
     def describe(self) -> str:
+        where = f" of {self.repository}" if self.repository else ""
         if self.discussion_category:
-            return f"github discussion in {self.discussion_category!r}"
-        return f"github issue labelled {self.issue_label!r}"
+            return f"github discussion in {self.discussion_category!r}{where}"
+        return f"github issue labelled {self.issue_label!r}{where}"
 
 
 Target = SlackTarget | EmailTarget | GitHubTarget
@@ -117,8 +119,9 @@ class _Reader:
         return value.strip()
 
 
-def parse_deliver(raw: object, where: str) -> DeliverySettings:
-    """Check a `deliver:` block; every mistake is a UsageError naming the repository."""
+def parse_deliver(raw: object, where: str, group: bool = False) -> DeliverySettings:
+    """Check a `deliver:` block; every mistake is a UsageError naming the repository (or, with
+    `group`, the group, whose github target may name the `repository` it posts to)."""
     if raw is None:
         return DeliverySettings()
     reader = _Reader(where)
@@ -145,16 +148,24 @@ def parse_deliver(raw: object, where: str) -> DeliverySettings:
         targets.append(_email(reader, reader.mapping(block["email"], "email"), language))
     if "github" in block:
         github = reader.mapping(block["github"], "github")
-        reader.unknown(github, ("discussion_category", "issue_label", "language"), "github")
+        keys = ("discussion_category", "issue_label", "language", *(("repository",) * group))
+        reader.unknown(github, keys, "github")
         category, label = github.get("discussion_category"), github.get("issue_label")
         if (category is None) == (label is None):
             reader.fail("github: give either discussion_category or issue_label")
         chosen = reader.text(github, "discussion_category" if category else "issue_label", "github")
+        repository = github.get("repository")
+        if repository is not None:
+            try:
+                validate_repo(str(repository))
+            except UsageError as exc:
+                reader.fail(f"github: repository: {exc}")
         targets.append(
             GitHubTarget(
                 chosen if category else None,
                 None if category else chosen,
                 reader.language(github, language, "github"),
+                repository=None if repository is None else str(repository),
             )
         )
     return DeliverySettings(tuple(targets), corrections, site_url)
