@@ -10,6 +10,7 @@ from orchestration.config import SQL_DIR
 from orchestration.delivery.asset import delivered_reports
 from orchestration.extract import raw_pull_requests
 from orchestration.freshness import freshness_job, freshness_schedule, last_week_reported
+from orchestration.group.asset import delivered_group_reports, group_report
 from orchestration.models.assets import build_model_assets, seed_specs
 from orchestration.models.project import load_project
 from orchestration.models.publish import build_publish_asset
@@ -33,6 +34,8 @@ weekly_job = dg.define_asset_job(
         published_warehouse,
         weekly_report,
         delivered_reports,
+        group_report,
+        delivered_group_reports,
     )
     - dg.AssetSelection.checks(last_week_reported),
     partitions_def=weekly_partitions,
@@ -47,6 +50,8 @@ defs = dg.Definitions(
         published_warehouse,
         weekly_report,
         delivered_reports,
+        group_report,
+        delivered_group_reports,
         *seed_specs(project),
     ],
     asset_checks=[last_week_reported],

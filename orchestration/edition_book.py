@@ -8,6 +8,7 @@ of the editions, not of the run, so rendering the same facts again gives the sam
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime
 
@@ -27,8 +28,16 @@ class Correction:
 class EditionBook:
     """Every edition of one repository, those of this run included."""
 
-    def __init__(self, repo: str, editions: list[Edition]) -> None:
+    def __init__(
+        self,
+        repo: str,
+        editions: list[Edition],
+        diff: Callable[[dict, dict], list[dict]] = changes_between,
+    ) -> None:
+        """`diff` says what changed between two editions' facts (a group's facts are not a
+        repository's PRs: orchestration.group.editions)."""
         self.repo = repo
+        self.diff = diff
         self.editions = sorted(editions, key=lambda e: (e.rendered_at, e.edition))
         self.new: list[Edition] = []
 
@@ -46,7 +55,7 @@ class EditionBook:
                 later = past[index + 1 :]
                 at = later[0].rendered_at if later else now
                 return Correction(
-                    week, past[index].rendered_at, at, changes_between(past[index].facts, facts)
+                    week, past[index].rendered_at, at, self.diff(past[index].facts, facts)
                 )
         return None
 

@@ -1,8 +1,9 @@
 """Build the static site under the reports location: a home page per language (`index.html` in
 English, `index.zh.html` in Chinese), a page per repository and language, two Atom feeds per
-repository, and current week links on every report page. Each page links pages of its own
-language only, but for the language switch. Files are written only when their bytes change,
-each one atomically, so a reader (or `prweekly serve`) never sees half a page."""
+repository, the groups' pages and feeds (orchestration/group/site.py), and current week links
+on every report page. Each page links pages of its own language only, but for the language
+switch. Files are written only when their bytes change, each one atomically, so a reader (or
+`prweekly serve`) never sees half a page."""
 
 from __future__ import annotations
 
@@ -15,6 +16,9 @@ import jinja2
 
 from orchestration.config import TEMPLATES_DIR, Settings
 from orchestration.escaping.jinja import install
+from orchestration.group.site import build_group_site
+from orchestration.group.text import group_strings
+from orchestration.groups import load_groups
 from orchestration.report.text import clean_text
 from orchestration.report.translator import Translator, safe_url, strings
 from orchestration.site.data import SiteRepo, load_site
@@ -111,8 +115,11 @@ def build_site(settings: Settings, say: Callable[[str], None] = print) -> SiteRe
         return SiteResult(home, 0, 0, 0)
     with connect(settings.warehouse_path, read_only=True, on_wait=say) as conn:
         repos = load_site(conn, reports)
+        group_pages, group_feeds, group_written = build_group_site(
+            conn, reports, load_groups(settings.home)
+        )
     env = _environment()
-    written = feeds = 0
+    written, feeds = group_written, group_feeds
     for r in repos:
         _links_of(r)
         folder = join(reports, r.slug)
@@ -128,6 +135,12 @@ def build_site(settings: Settings, say: Callable[[str], None] = print) -> SiteRe
             written += _refresh_nav(folder, r, lang, weeks)
             feeds += 1
     for lang in LANGUAGES:
-        page = env.get_template("site/home.html.j2").render(repos=repos, **_words(lang))
+        # the groups' index, once orchestration/group/site.py has written it
+        groups = f"groups/{index_name(lang)}"
+        groups_page = groups if read_bytes(join(reports, groups)) is not None else None
+        label = group_strings(lang)["g_site_home_link"]
+        page = env.get_template("site/home.html.j2").render(
+            repos=repos, groups_page=groups_page, groups_label=label, **_words(lang)
+        )
         written += _write(join(reports, index_name(lang)), page.encode("utf-8"))
-    return SiteResult(home, len(LANGUAGES) * (1 + len(repos)), feeds, written)
+    return SiteResult(home, len(LANGUAGES) * (1 + len(repos)) + group_pages, feeds, written)

@@ -114,6 +114,7 @@ final as (
         cast(case when s.total > 0 then round(100.0 * (s.below + 0.5 * s.equal) / s.total, 1) end as double)
             as importance_percentile,
         cast(s.total as integer) as scale_prs,
+        (select key_weeks from key_settings) as scale_weeks,
         cast(row_number() over (
             partition by i.repo, i.week_start order by i.is_release desc, i.worth desc, i.lead_number asc, i.item_id asc
         ) as integer) as repo_rank

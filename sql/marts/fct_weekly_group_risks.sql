@@ -9,7 +9,8 @@
 --   missing_tests  more PRs flagged missing_tests across the group than its trailing average
 --                  (fct_weekly_group_summary.missing_tests_trend rising or new).
 -- Each row lists the repositories (display names, in the group's order) and the PRs with the
--- evidence each flag's reason gives.
+-- evidence each flag's reason gives. The concrete ones come first: a dependency, then hardware
+-- (each by how many repositories), then missing tests.
 with group_settings as (
     select max(value) filter (where name = 'recurring_min_repos') as min_repos
     from {{ ref('group_thresholds') }}
@@ -91,9 +92,8 @@ final as (
         case when t.risk_kind = 'missing_tests' then s.missing_tests_trend end as trend,
         cast(row_number() over (
             partition by t.group_name, t.week_start
-            order by t.repositories desc,
-                case t.risk_kind when 'dependency' then 1 when 'platform' then 2 else 3 end asc,
-                t.pr_count desc, t.subject asc
+            order by case t.risk_kind when 'dependency' then 1 when 'platform' then 2 else 3 end asc,
+                t.repositories desc, t.pr_count desc, t.subject asc
         ) as integer) as rank
     from together t
     join repo_lists l

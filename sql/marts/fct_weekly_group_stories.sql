@@ -45,6 +45,7 @@ final as (
         h.worth,
         h.importance_percentile,
         h.scale_prs,
+        h.scale_weeks,
         h.repo_rank,
         h.repo_rank = 1 as is_repo_lead,
         cast(row_number() over (

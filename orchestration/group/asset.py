@@ -1,0 +1,155 @@
+"""The `group_report` and `delivered_group_reports` assets: a group's week across its
+repositories, after theirs, and its editions sent to the group's targets.
+
+They share the repository × week partitions of every other asset, so the Monday run stays one
+run: the groups holding a repository of the run are reported for the run's weeks (and for the
+weeks whose repository reports the run wrote again). From the UI, materialise `group_report`
+for any repository of a group and the weeks wanted.
+"""
+
+from datetime import timedelta
+
+import dagster as dg
+
+from orchestration.build_session import close_session
+from orchestration.delivery import ledger
+from orchestration.delivery.send import FAILED, SENT, Outcome
+from orchestration.group.deliver import deliver_group_week
+from orchestration.group.site import GROUPS_DIR, build_group_site, index_name
+from orchestration.group.write import GROUP_MODELS, write_group_reports
+from orchestration.groups import groups_with, load_groups
+from orchestration.history import history_weeks
+from orchestration.partitions import scopes_of, weekly_partitions
+from orchestration.plural import plural
+from orchestration.report.publisher import save_new_editions
+from orchestration.resources import PrweeklyResource
+from orchestration.site.build import build_site
+from orchestration.storage import join, read_bytes
+from orchestration.warehouse import connect
+from orchestration.weeks import weeks_between
+
+
+def refreshed_in_run(instance: dg.DagsterInstance, run_id: str) -> list[str]:
+    """The repository weeks this run's `weekly_report` wrote again ("repo week")."""
+    records = instance.get_records_for_run(
+        run_id, of_type=dg.DagsterEventType.ASSET_MATERIALIZATION, ascending=False, limit=100
+    ).records
+    for record in records:
+        materialization = record.event_log_entry.asset_materialization
+        if materialization and materialization.asset_key == dg.AssetKey("weekly_report"):
+            entry = materialization.metadata.get("refreshed_weeks")
+            return list(entry.value) if entry else []
+    return []
+
+
+@dg.asset(
+    deps=["weekly_report", *GROUP_MODELS],
+    partitions_def=weekly_partitions,
+    backfill_policy=dg.BackfillPolicy.single_run(),
+    group_name="report",
+    kinds={"markdown", "html"},
+    description="Each group's week across its repositories (groups: in repositories.yml, else "
+    "one per owner with several), in Chinese and English, Markdown and HTML, under "
+    "$PRWEEKLY_HOME/reports/groups/<name>/, with the groups' pages and feeds. A run reports "
+    "the groups holding its repositories, for its weeks.",
+)
+def group_report(
+    context: dg.AssetExecutionContext, prweekly: PrweeklyResource
+) -> dg.MaterializeResult:
+    settings = prweekly.settings()
+    refreshed = refreshed_in_run(context.instance, context.run_id)
+    done = write_group_reports(settings, scopes_of(context), refreshed, context.log.info)
+    editions = save_new_editions(settings, done.editions, context.log.info)
+    index = join(settings.reports_dir, GROUPS_DIR, index_name("en"))
+    first = read_bytes(index) is None
+    pages = feeds = 0
+    if settings.warehouse_path.exists():
+        with connect(settings.warehouse_path, read_only=True, on_wait=context.log.info) as conn:
+            pages, feeds, _ = build_group_site(
+                conn, settings.reports_dir, load_groups(settings.home)
+            )
+    if first and pages:  # the home page links the groups once they have a page
+        build_site(settings, context.log.info)
+    context.log.info(
+        f"wrote {plural(len(done.written), 'group report file')} of "
+        f"{plural(done.groups, 'group')}, {plural(editions, 'new edition')}; the groups have "
+        f"{plural(pages, 'page')} and {plural(feeds, 'feed')}"
+    )
+    if done.blocked:
+        context.log.warning(
+            "not reported, as their facts failed data tests: " + " | ".join(done.blocked)
+        )
+    table = "\n".join(
+        ["| file | bytes |", "| :--- | ---: |"]
+        + [f"| `{path}` | {size:,} |" for path, size in done.written]
+    )
+    return dg.MaterializeResult(
+        metadata={
+            "files": dg.MetadataValue.md(table),
+            "file_count": len(done.written),
+            "groups": done.groups,
+            "new_editions": editions,
+            "report_en": dg.MetadataValue.md(done.last.get("en", "")),
+            "report_zh": dg.MetadataValue.md(done.last.get("zh", "")),
+            "blocked": dg.MetadataValue.json(done.blocked),
+        }
+    )
+
+
+@dg.asset(
+    deps=["group_report"],
+    partitions_def=weekly_partitions,
+    backfill_policy=dg.BackfillPolicy.single_run(),
+    group_name="report",
+    kinds={"slack", "email", "github"},
+    description="Sends each group's week to the group's `deliver:` targets (Slack, email, a "
+    "GitHub discussion or issue, by default in the owner's .github repository), once per "
+    "edition, as delivered_reports does for a repository.",
+)
+def delivered_group_reports(
+    context: dg.AssetExecutionContext, prweekly: PrweeklyResource
+) -> dg.MaterializeResult:
+    settings = prweekly.settings()
+    close_session()
+    scopes = scopes_of(context)
+    outcomes: list[Outcome] = []
+    for group in groups_with(load_groups(settings.home), {s.repo for s in scopes}):
+        if not group.delivery().targets:
+            continue
+        mine = [s for s in scopes if s.repo in group.repositories]
+        first, last = min(s.start_week for s in mine), max(s.end_week for s in mine)
+        known = ledger.Ledger(settings, group.key, context.log.info)
+        revisit = known.weeks_to_revisit(first - timedelta(weeks=history_weeks()), last)
+        for week in sorted(set(weeks_between(first, last)) | set(revisit)):
+            outcomes += deliver_group_week(settings, group, week, say=context.log.info, known=known)
+    failed = [o for o in outcomes if o.status == FAILED]
+    for o in failed:
+        context.log.warning(
+            f"not delivered: {o.repo} {o.week} to {o.target} after "
+            f"{plural(o.attempts, 'attempt')}: {o.detail}; the next run tries again"
+        )
+    sent = [o for o in outcomes if o.status == SENT]
+    rows = ["| group | week | target | outcome | detail |", "| :--- | :--- | :--- | :--- | :--- |"]
+    rows += [
+        f"| {o.repo} | {o.week} | {o.target} | {o.status} | {o.detail.replace('|', '/')} |"
+        for o in outcomes
+    ]
+    return dg.MaterializeResult(
+        metadata={
+            "deliveries": dg.MetadataValue.md("\n".join(rows)),
+            "sent": len(sent),
+            "failed": len(failed),
+            "failed_targets": dg.MetadataValue.json(
+                [
+                    {
+                        "group": o.repo,
+                        "week": str(o.week),
+                        "target": o.target,
+                        "error": o.detail,
+                        "attempts": o.attempts,
+                    }
+                    for o in failed
+                ]
+            ),
+        }
+    )
