@@ -26,6 +26,7 @@ from orchestration.emulator import Emulator
 from orchestration.escaping import md_text
 from orchestration.report.text import short_title
 from tests.conftest import SAMPLE_DATASET
+from tests.test_report_terms import misspelt
 
 pytestmark = pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiring TLS")
 TOKEN = "ghp_FAKEgroupTOKEN_0123456789abcdef"
@@ -176,7 +177,7 @@ def test_the_report_names_each_key_story_the_release_and_the_recurring_risks(
     assert "**numpy**" in risks.splitlines()[2] and "**ascend**" in risks.splitlines()[3]
     assert "pull/150" in risks and "pull/250" in risks
     if lang == "zh":
-        assert "合并" in markdown and "合入" not in markdown
+        assert "合并" in markdown and misspelt(markdown, "zh") == []
         assert latin_share(built, markdown.split("## 附录")[0]) < 0.15
     html = built.group_file(f"{WEEK}.{lang}.html")
     assert f'<html lang="{"zh-CN" if lang == "zh" else "en"}">' in html
@@ -197,8 +198,10 @@ def test_the_site_has_the_group_in_both_languages(built: Built) -> None:
         listing = (reports / "groups" / index).read_text(encoding="utf-8")
         assert f'href="{GROUP}/{index}"' in listing
     assert 'href="groups/index.html"' in (reports / "index.html").read_text(encoding="utf-8")
+    assert 'href="groups/index.zh.html"' in (reports / "index.zh.html").read_text(encoding="utf-8")
     page = built.group_file(f"{WEEK}.zh.html")
     assert 'href="index.zh.html"' in page and f'href="{WEEK}.en.html"' in page
+    assert 'href="../../index.zh.html"' in page
 
 
 def test_the_group_edition_reaches_each_target_once(built: Built) -> None:
@@ -247,3 +250,10 @@ def test_a_corrected_group_week_is_a_new_edition_held_from_the_targets(built: Bu
     assert editions == [("en", 1, False), ("en", 2, True), ("zh", 1, False), ("zh", 2, True)]
     assert len(built.slack.messages) == 1 and len(built.smtp.messages) == 1  # held
     assert len(built.github.posts.of_kind("DiscussionComment")) == 0
+
+
+def test_the_group_strings_use_the_term_list() -> None:
+    from orchestration.group.text import group_strings
+    from tests.test_report_terms import _strings
+
+    assert [s for s in _strings(group_strings("zh")) if misspelt(s, "zh")] == []

@@ -15,7 +15,7 @@ from orchestration.build_session import close_session
 from orchestration.delivery import ledger
 from orchestration.delivery.send import FAILED, SENT, Outcome
 from orchestration.group.deliver import deliver_group_week
-from orchestration.group.site import GROUPS_DIR, build_group_site, index_name
+from orchestration.group.site import GROUPS_DIR, build_group_site
 from orchestration.group.write import GROUP_MODELS, write_group_reports
 from orchestration.groups import groups_with, load_groups
 from orchestration.history import history_weeks
@@ -24,6 +24,7 @@ from orchestration.plural import plural
 from orchestration.report.publisher import save_new_editions
 from orchestration.resources import PrweeklyResource
 from orchestration.site.build import build_site
+from orchestration.site.nav import index_name
 from orchestration.storage import join, read_bytes
 from orchestration.warehouse import connect
 from orchestration.weeks import weeks_between

@@ -31,7 +31,7 @@ from orchestration.escaping.xml import xml_text
 from orchestration.group.text import GroupText
 from orchestration.groups import Group
 from orchestration.site.files import file_names
-from orchestration.site.nav import END, START, replace_nav
+from orchestration.site.nav import END, START, index_name, replace_nav
 from orchestration.storage import Location, join, read_bytes, write_bytes
 
 GROUPS_DIR = "groups"
@@ -39,16 +39,6 @@ LANGUAGES = ("en", "zh")
 OTHER = {"en": "zh", "zh": "en"}
 ATOM = "http://www.w3.org/2005/Atom"
 _PAGE = re.compile(r"^(\d{4}-\d{2}-\d{2})\.en\.html$")
-
-
-def index_name(lang: str) -> str:
-    """A page's name in `lang`: `index.html` in English, `index.<lang>.html` in the others."""
-    return "index.html" if lang == "en" else f"index.{lang}.html"
-
-
-def home_name(lang: str) -> str:
-    """The site's home page (one page, `index.html`, for both languages)."""
-    return "index.html"
 
 
 def group_dir(reports_dir: Location, name: str) -> Location:
@@ -78,7 +68,7 @@ def group_nav(
         f'<a rel="alternate" hreflang="{other}" href="{week}.{other}.html">{t("nav_other")}</a>'
     )
     links.append(f'<a href="../{index_name(lang)}">{t("g_nav_groups")}</a>')
-    links.append(f'<a href="../../{home_name(lang)}">{t("nav_home")}</a>')
+    links.append(f'<a href="../../{index_name(lang)}">{t("nav_home")}</a>')
     items = "".join(f"<li>{link}</li>" for link in links)
     return Markup(
         f'{START}<nav class="weeks" aria-label="{t("nav_weeks")}"><ul>{items}</ul></nav>{END}'
@@ -165,7 +155,7 @@ def _page(template: str, lang: str, **values) -> bytes:
             other=other,
             index=index_name(lang),
             other_index=index_name(other),
-            home=home_name(lang),
+            home=index_name(lang),
             other_tag=GroupText(other, "html").s["lang_tag"],
             **values,
         )
