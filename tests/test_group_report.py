@@ -13,6 +13,7 @@ import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlparse
 
 import duckdb
 import pytest
@@ -26,7 +27,9 @@ from orchestration.emulator import Emulator
 from orchestration.escaping import md_text
 from orchestration.report.text import short_title
 from tests.conftest import SAMPLE_DATASET
+from tests.test_report_browser import pytestmark as needs_chromium
 from tests.test_report_terms import misspelt
+from tests.test_site_browser import HOMES, _crawl
 
 pytestmark = pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiring TLS")
 TOKEN = "ghp_FAKEgroupTOKEN_0123456789abcdef"
@@ -202,6 +205,22 @@ def test_the_site_has_the_group_in_both_languages(built: Built) -> None:
     page = built.group_file(f"{WEEK}.zh.html")
     assert 'href="index.zh.html"' in page and f'href="{WEEK}.en.html"' in page
     assert 'href="../../index.zh.html"' in page
+
+
+@needs_chromium
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_chromium_reaches_the_group_pages_from_the_home_page_with_no_broken_link(
+    built: Built, tmp_path: Path, lang: str
+) -> None:
+    reports = built.home / "reports"
+    index = HOMES[lang]
+    seen = _crawl(tmp_path, (reports / index).as_uri())
+    pages = {Path(urlparse(u).path).relative_to(reports).as_posix() for u in seen}
+    group = f"groups/{GROUP}"
+    assert {f"groups/{index}", f"{group}/{index}", f"{group}/{WEEK}.{lang}.html"} <= pages
+    assert {f"{r.replace('/', '__')}/{WEEK}.{lang}.html" for r in REPOS} <= pages
+    tag = "zh-CN" if lang == "zh" else "en"
+    assert {u: p.lang for u, p in seen.items() if p.lang != tag} == {}
 
 
 def test_the_group_edition_reaches_each_target_once(built: Built) -> None:

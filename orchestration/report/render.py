@@ -155,7 +155,10 @@ def render(
         "notes": notes_block(t, notes),
         "footer": t.footer(view, notes),
         "theme": theme(t, facts, body),
-        "appendix_page": appendix_name(facts.week_start, lang) if notes is not None else None,
+        # an empty week has no appendix page (render_week writes none)
+        "appendix_page": appendix_name(facts.week_start, lang)
+        if notes is not None and not view.is_empty
+        else None,
     }
     return env.get_template(f"{page}.{fmt}.j2").render(**context)
 
