@@ -15,6 +15,8 @@ import shutil
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import yaml
+
 from bench.scale import WORK_DIR, ensure_lake, step_build
 
 
@@ -124,9 +126,13 @@ def _record_modelled(warehouse: Path, lake: Path) -> None:
         record_every_week(conn, load_project(SQL_DIR), lake)
 
 
-def fresh_home(name: str, repos: list[str], lake: Path, warehouse: Path) -> Path:
+def fresh_home(
+    name: str, repos: list[str], lake: Path, warehouse: Path, group: str | None = None
+) -> Path:
     """A new `PRWEEKLY_HOME`: the kept lake (linked), a copy of the warehouse, the repositories
-    registered with the default source (GitHub), and no Dagster history yet."""
+    registered with the default source (GitHub), and no Dagster history yet. With `group`, the
+    repositories are one group of that name; with "" there is no group (`groups: []`); with
+    None, one group per owner (the file has no `groups:`)."""
     from orchestration.repositories import Repository, save_repositories
 
     home = WORK_DIR / f"monday-run-{name}"
@@ -135,7 +141,11 @@ def fresh_home(name: str, repos: list[str], lake: Path, warehouse: Path) -> Path
     shutil.copytree(lake, home / "lake", copy_function=os.link)
     shutil.copyfile(warehouse, home / "warehouse.duckdb")
     _record_modelled(home / "warehouse.duckdb", home / "lake")
-    save_repositories(home, [Repository(r) for r in repos])
+    path = save_repositories(home, [Repository(r) for r in repos])
+    if group is not None:
+        groups = [{"name": group, "repositories": repos}] if group else []
+        head = yaml.safe_dump({"groups": groups}, sort_keys=False)
+        path.write_text(head + path.read_text(encoding="utf-8"), encoding="utf-8")
     return home
 
 

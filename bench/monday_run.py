@@ -1,7 +1,7 @@
 """The whole Monday run, end to end through Dagster, against GitHub's emulator on loopback.
 
 `python -m bench.monday_run [--case tick|all|range ...] [--repos 100] [--range-repos 50]
-[--range-weeks 4] [--history 52] [--prs 30] [--profile DIR]`
+[--range-weeks 4] [--history 52] [--prs 30] [--group all|none|owners] [--profile DIR]`
 
 Each case starts from a deployment's home holding a year of history (`--history` weeks of
 `--prs` PRs per repository, in the lake and in the warehouse, `bench/monday_home.py`), with
@@ -15,6 +15,8 @@ the GitHub emulator serving the weeks still to read, and runs in a fresh process
 - **range**: `prweekly build --all --week W --to W+3` of `--range-repos` repositories ×
   `--range-weeks` new weeks.
 
+The repositories are one group (`--group all`, the default: the group's report is written after
+theirs, and the case checks it is there), no group (`none`), or one group per owner (`owners`).
 Each reports its wall and CPU time, the phases from Dagster's event log (extract, models,
 publish, reports with the site, delivery, and the rest: the run's own start and end), the
 slowest model steps, and the GraphQL requests the emulator served per 100 PRs read. The
@@ -42,7 +44,18 @@ PHASE_OF_STEP = {
     "published_warehouse": "publish",
     "weekly_report": "reports",
     "delivered_reports": "delivery",
+    "group_report": "group report",
+    "delivered_group_reports": "delivery",
 }
+GROUP_MODELS = {
+    "dim_groups",
+    "int_weekly_repo_headlines",
+    "fct_weekly_group_repositories",
+    "fct_weekly_group_summary",
+    "fct_weekly_group_stories",
+    "fct_weekly_group_risks",
+}
+GROUP_NAME = "all"
 RESULTS = Path(__file__).resolve().parent / "results.json"
 
 
@@ -96,6 +109,7 @@ def _phases() -> dict:
         dg.DagsterEventType.RUN_FAILURE,
     }
     run_seconds = 0.0
+    group_steps: dict[str, float] = {}
     for run in runs:
         started: dict[str | None, float] = {}
         for record in instance.all_logs(run.run_id, of_type=kinds):
@@ -109,12 +123,16 @@ def _phases() -> dict:
                 steps[event.step_key] = steps.get(event.step_key, 0.0) + seconds
                 phase = PHASE_OF_STEP.get(event.step_key, "models")
                 phases[phase] = phases.get(phase, 0.0) + seconds
+                if event.step_key in GROUP_MODELS or phase == "group report":
+                    group_steps[event.step_key] = group_steps.get(event.step_key, 0) + seconds
     phases["run_overhead"] = run_seconds - sum(phases.values())
     slowest = sorted(steps.items(), key=lambda kv: -kv[1])
     return {
         "runs": len(runs),
         "phases": {k: round(v, 1) for k, v in phases.items()},
         "slowest_steps": {k: round(v, 1) for k, v in slowest[:8]},
+        "group_steps": {k: round(v, 2) for k, v in sorted(group_steps.items())},
+        "group_steps_seconds": round(sum(group_steps.values()), 2),
     }
 
 
@@ -159,7 +177,14 @@ def _cpu(usage: resource.struct_rusage) -> float:
 
 
 def run_case(
-    case: str, repos: int, weeks: int, history: int, prs: int, profile: Path | None, log=print
+    case: str,
+    repos: int,
+    weeks: int,
+    history: int,
+    prs: int,
+    profile: Path | None,
+    log=print,
+    group: str = "all",
 ) -> dict:
     """One case in a fresh home and process; the emulator serves the weeks it reads."""
     from bench.generate import repo_names, week_of
@@ -171,7 +196,8 @@ def run_case(
     reread = 1 if case in ("tick", "all") else 0  # the schedule reads the week before again
     first_index = history - reread
     nodes = github_nodes(names, first_index, weeks + reread, prs)
-    home = fresh_home(case, names, lake, warehouse)
+    chosen = {"all": GROUP_NAME, "none": "", "owners": None}[group]
+    home = fresh_home(case, names, lake, warehouse, chosen)
     first, last = week_of(first_index), week_of(history + weeks - 1)
     log(f"{case}: {repos} repositories, {first}..{last}, {len(nodes):,} PRs from the emulator")
     with Emulator(nodes, token=TOKEN, rate_limit=50_000) as emulator:
@@ -203,8 +229,13 @@ def run_case(
     if done.returncode != 0:
         raise RuntimeError(f"{case} failed:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}")
     figures = json.loads((home / "bench-figures.json").read_text())
+    group_reports = sorted((home / "reports" / "groups").glob("*/*.md"))
+    if group == "all" and not any(p.name == f"{last}.en.md" for p in group_reports):
+        raise RuntimeError(f"{case}: no group report of {last} under {home / 'reports'}")
     return {
         "case": case,
+        "group": group,
+        "group_report_files": len(group_reports),
         "repos": repos,
         "weeks": f"{first}..{last}",
         "prs_read": len(nodes),
@@ -231,6 +262,9 @@ def rows(results: dict) -> list[tuple[str, str, str, bool | None]]:
         met = case["seconds"] < TARGET_SECONDS
         out.append((name, f"{case['seconds']:.1f} s", f"< {TARGET_SECONDS} s", met))
         out.append(("  CPU time (all cores)", f"{case['cpu_seconds']:.1f} s", "", None))
+        if case.get("group_steps"):
+            seconds = case["group_steps_seconds"]
+            out.append((f"  group steps (groups: {case['group']})", f"{seconds:.1f} s", "", None))
         for phase, seconds in case["phases"].items():
             out.append((f"  {phase.replace('_', ' ')}", f"{seconds:.1f} s", "", None))
         per_100 = case["requests_per_100_prs"]
@@ -254,12 +288,13 @@ def run(
     prs: int,
     profile: Path | None = None,
     log=print,
+    group: str = "all",
 ) -> dict:
     plan = {"tick": (repos, 1), "all": (repos, 1), "range": (range_repos, range_weeks)}
     return {
         "history_weeks": history,
         "prs_per_week": prs,
-        "cases": [run_case(c, *plan[c], history, prs, profile, log) for c in cases],
+        "cases": [run_case(c, *plan[c], history, prs, profile, log, group) for c in cases],
     }
 
 
@@ -282,6 +317,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--range-weeks", type=int, default=4)
     parser.add_argument("--history", type=int, default=52)
     parser.add_argument("--prs", type=int, default=30)
+    parser.add_argument("--group", choices=["all", "none", "owners"], default="all")
     parser.add_argument("--profile", type=Path, help="write each case's cProfile here")
     args = parser.parse_args(argv)
     log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
@@ -294,6 +330,7 @@ def main(argv: list[str] | None = None) -> int:
         args.prs,
         args.profile,
         log,
+        args.group,
     )
     results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     results["monday_run"] = figures

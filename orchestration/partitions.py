@@ -16,6 +16,8 @@ from orchestration.weeks import FIRST_WEEK
 
 REPO_DIMENSION = "repo"
 WEEK_DIMENSION = "week"
+RANGE_START, RANGE_END = "dagster/asset_partition_range_start", "dagster/asset_partition_range_end"
+PARTITION_TAG = "dagster/partition"
 
 repo_partitions = dg.DynamicPartitionsDefinition(name="repo")
 week_partitions = dg.WeeklyPartitionsDefinition(
@@ -37,6 +39,26 @@ def scopes_of(context: dg.AssetExecutionContext) -> list[RunScope]:
         dims = weekly_partitions.get_partition_key_from_str(key).keys_by_dimension
         weeks[dims[REPO_DIMENSION]].append(date.fromisoformat(dims[WEEK_DIMENSION]))
     return [RunScope(repo, min(ws), max(ws)) for repo, ws in sorted(weeks.items())]
+
+
+def scopes_of_run(context: dg.AssetExecutionContext) -> list[RunScope]:
+    """The run's partitions, for an asset of the run that is not partitioned itself (a table
+    of every repository): read from the run's tags, as the rectangle of repositories × weeks
+    between its first and last key; none for a run without partitions."""
+    tags = context.run.tags
+    first, last = tags.get(RANGE_START), tags.get(RANGE_END)
+    if not (first and last):
+        first = last = tags.get(PARTITION_TAG)
+    if not first:
+        return []
+    start = weekly_partitions.get_partition_key_from_str(first).keys_by_dimension
+    end = weekly_partitions.get_partition_key_from_str(last).keys_by_dimension
+    ordered = list(context.instance.get_dynamic_partitions(repo_partitions.name))
+    repos = [start[REPO_DIMENSION], end[REPO_DIMENSION]]
+    if all(r in ordered for r in repos):
+        repos = ordered[ordered.index(repos[0]) : ordered.index(repos[1]) + 1]
+    weeks = (date.fromisoformat(start[WEEK_DIMENSION]), date.fromisoformat(end[WEEK_DIMENSION]))
+    return [RunScope(repo, min(weeks), max(weeks)) for repo in sorted(set(repos))]
 
 
 def blocks_of(ordered: list[str], wanted: set[str]) -> list[tuple[str, str]]:

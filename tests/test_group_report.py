@@ -247,6 +247,28 @@ def test_the_group_edition_reaches_each_target_once(built: Built) -> None:
     assert editions == 2  # one per language
 
 
+def test_group_report_materialised_alone_writes_every_group_s_latest_week(built: Built) -> None:
+    """As from the Dagster UI: the asset alone, with no partition, reports the latest week."""
+    import dagster as dg
+
+    from orchestration.group.asset import group_report
+    from orchestration.resources import PrweeklyResource
+
+    page = built.home / "reports" / "groups" / GROUP / f"{WEEK}.en.md"
+    page.unlink()
+    result = dg.materialize(
+        [group_report],
+        resources={"prweekly": PrweeklyResource(home=str(built.home))},
+        instance=dg.DagsterInstance.ephemeral(),
+    )
+    assert result.success
+    assert page.exists() and "**acme/alpha** 2.0.0" in page.read_text(encoding="utf-8")
+    (count,) = built.query(
+        "select count(*) from publish.editions where repo = ?", [f"group:{GROUP}"]
+    )[0]
+    assert count == 2  # the same text: no new edition
+
+
 def test_a_corrected_group_week_is_a_new_edition_held_from_the_targets(built: Built) -> None:
     dataset = built.data / "acme__alpha.jsonl"
     late = {**json.loads(dataset.read_text().splitlines()[-1])}

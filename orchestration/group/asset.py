@@ -1,10 +1,13 @@
 """The `group_report` and `delivered_group_reports` assets: a group's week across its
 repositories, after theirs, and its editions sent to the group's targets.
 
-They share the repository × week partitions of every other asset, so the Monday run stays one
-run: the groups holding a repository of the run are reported for the run's weeks (and for the
-weeks whose repository reports the run wrote again). From the UI, materialise `group_report`
-for any repository of a group and the weeks wanted.
+They are assets of the same run as the repositories' (the weekly job), so the Monday run stays
+one run; like the group marts they are not partitioned themselves (a group's week spans many
+repositories, and an asset of the repository × week partitions would be materialised once per
+partition: 200 events a run at 100 repositories). They read the run's partitions from its tags:
+the groups holding a repository of the run are reported for the run's weeks (and for the weeks
+whose repository reports the run wrote again). Materialised alone from the UI, `group_report`
+writes every group's latest week.
 """
 
 from datetime import timedelta
@@ -15,17 +18,14 @@ from orchestration.build_session import close_session
 from orchestration.delivery import ledger
 from orchestration.delivery.send import FAILED, SENT, Outcome
 from orchestration.group.deliver import deliver_group_week
-from orchestration.group.site import GROUPS_DIR, build_group_site
+from orchestration.group.site import build_group_site, reported_group_weeks
 from orchestration.group.write import GROUP_MODELS, write_group_reports
 from orchestration.groups import groups_with, load_groups
 from orchestration.history import history_weeks
-from orchestration.partitions import scopes_of, weekly_partitions
+from orchestration.partitions import scopes_of_run
 from orchestration.plural import plural
 from orchestration.report.publisher import save_new_editions
 from orchestration.resources import PrweeklyResource
-from orchestration.site.build import build_site
-from orchestration.site.nav import index_name
-from orchestration.storage import join, read_bytes
 from orchestration.warehouse import connect
 from orchestration.weeks import weeks_between
 
@@ -45,8 +45,6 @@ def refreshed_in_run(instance: dg.DagsterInstance, run_id: str) -> list[str]:
 
 @dg.asset(
     deps=["weekly_report", *GROUP_MODELS],
-    partitions_def=weekly_partitions,
-    backfill_policy=dg.BackfillPolicy.single_run(),
     group_name="report",
     kinds={"markdown", "html"},
     description="Each group's week across its repositories (groups: in repositories.yml, else "
@@ -59,18 +57,14 @@ def group_report(
 ) -> dg.MaterializeResult:
     settings = prweekly.settings()
     refreshed = refreshed_in_run(context.instance, context.run_id)
-    done = write_group_reports(settings, scopes_of(context), refreshed, context.log.info)
+    done = write_group_reports(settings, scopes_of_run(context), refreshed, context.log.info)
     editions = save_new_editions(settings, done.editions, context.log.info)
-    index = join(settings.reports_dir, GROUPS_DIR, index_name("en"))
-    first = read_bytes(index) is None
     pages = feeds = 0
     if settings.warehouse_path.exists():
         with connect(settings.warehouse_path, read_only=True, on_wait=context.log.info) as conn:
             pages, feeds, _ = build_group_site(
                 conn, settings.reports_dir, load_groups(settings.home)
             )
-    if first and pages:  # the home page links the groups once they have a page
-        build_site(settings, context.log.info)
     context.log.info(
         f"wrote {plural(len(done.written), 'group report file')} of "
         f"{plural(done.groups, 'group')}, {plural(editions, 'new edition')}; the groups have "
@@ -99,8 +93,6 @@ def group_report(
 
 @dg.asset(
     deps=["group_report"],
-    partitions_def=weekly_partitions,
-    backfill_policy=dg.BackfillPolicy.single_run(),
     group_name="report",
     kinds={"slack", "email", "github"},
     description="Sends each group's week to the group's `deliver:` targets (Slack, email, a "
@@ -112,13 +104,20 @@ def delivered_group_reports(
 ) -> dg.MaterializeResult:
     settings = prweekly.settings()
     close_session()
-    scopes = scopes_of(context)
+    scopes = scopes_of_run(context)
     outcomes: list[Outcome] = []
-    for group in groups_with(load_groups(settings.home), {s.repo for s in scopes}):
+    groups = load_groups(settings.home)
+    # materialised alone (no partitions): every group's latest reported week
+    chosen = groups_with(groups, {s.repo for s in scopes}) if scopes else groups
+    for group in chosen:
         if not group.delivery().targets:
             continue
         mine = [s for s in scopes if s.repo in group.repositories]
-        first, last = min(s.start_week for s in mine), max(s.end_week for s in mine)
+        reported = reported_group_weeks(settings.reports_dir, group.name)
+        if not mine and not reported:
+            continue
+        first = min((s.start_week for s in mine), default=reported[-1] if reported else None)
+        last = max((s.end_week for s in mine), default=first)
         known = ledger.Ledger(settings, group.key, context.log.info)
         revisit = known.weeks_to_revisit(first - timedelta(weeks=history_weeks()), last)
         for week in sorted(set(weeks_between(first, last)) | set(revisit)):

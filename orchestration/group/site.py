@@ -232,10 +232,12 @@ def _refresh_nav(folder: Location, name: str, lang: str, weeks: list[date]) -> i
 def build_group_site(
     conn: duckdb.DuckDBPyConnection, reports_dir: Location, groups: list[Group]
 ) -> tuple[int, int, int]:
-    """Bring the groups' pages, feeds and week links up to date; (pages, feeds, written)."""
-    sites = load_site_groups(conn, reports_dir, groups)
-    if not sites:
+    """Bring the groups' pages, feeds and week links up to date; (pages, feeds, written). The
+    groups' index is written whenever there is a group, reported or not yet, so the home page
+    can link it from the first build on."""
+    if not groups:
         return 0, 0, 0
+    sites = load_site_groups(conn, reports_dir, groups)
     written = pages = feeds = 0
     for site in sites:
         folder = group_dir(reports_dir, site.group.name)

@@ -122,13 +122,17 @@ def write_group_reports(
     say: Say | None = None,
     clock: Callable[[], datetime] = _now,
 ) -> GroupRendered:
-    """Write the reports of the run's groups and weeks; the new editions are returned."""
+    """Write the reports of the run's groups and weeks (with no scope, as when the asset is
+    materialised alone, every group's latest week); the new editions are returned."""
     out = GroupRendered()
     groups = {g.name: g for g in load_groups(settings.home)}
     wanted = weeks_of_run(list(groups.values()), scopes, refreshed or [])
-    if not wanted or not settings.warehouse_path.exists():
+    if not settings.warehouse_path.exists() or not (wanted or not scopes):
         return out
     with connect(settings.warehouse_path, read_only=True, on_wait=say) as conn:
+        if not scopes:
+            latest = {name: group_weeks(conn, name)[-1:] for name in groups}
+            wanted = {name: set(weeks) for name, weeks in latest.items() if weeks}
         for name, weeks in sorted(wanted.items()):
             group = groups[name]
             known = set(group_weeks(conn, name))

@@ -13,7 +13,7 @@ from orchestration.models.checks import FAILURES, CheckOutcome, record_failures,
 from orchestration.models.project import Model, Project
 from orchestration.models.run import written_scope
 from orchestration.models.scope import Scope
-from orchestration.partitions import scopes_of, weekly_partitions
+from orchestration.partitions import scopes_of, scopes_of_run, weekly_partitions
 from orchestration.rebuild_plan import RebuildPlan
 from orchestration.resources import PrweeklyResource
 from orchestration.run_scope import RunScope
@@ -58,14 +58,18 @@ def build_model_asset(project: Project, model: Model) -> dg.AssetsDefinition:
 
     # Every model shares the repo × week partitions, so a backfill launched from the UI is one
     # run through the whole graph. Only incremental models hold per-week rows: a view or table
-    # is rebuilt whole, once per run, whatever partitions the run covers.
+    # is rebuilt whole, once per run, whatever partitions the run covers. A table whose rows
+    # are not a repository's (a group's, across repositories) says so in its YAML
+    # (`meta: {dagster: {partitioned: false}}`): it is one asset of the same run, materialised
+    # once, not once per partition (200 events a run at 100 repositories and two weeks).
     incremental = model.materialized == "incremental"
+    partitioned = incremental or (model.meta.get("dagster") or {}).get("partitioned", True)
 
     @dg.asset(
         name=model.name,
         deps=deps,
-        partitions_def=weekly_partitions,
-        backfill_policy=dg.BackfillPolicy.single_run(),
+        partitions_def=weekly_partitions if partitioned else None,
+        backfill_policy=dg.BackfillPolicy.single_run() if partitioned else None,
         group_name=model.layer,
         kinds={"duckdb", "sql"},
         description=model.description or None,
@@ -90,7 +94,7 @@ def build_model_asset(project: Project, model: Model) -> dg.AssetsDefinition:
         started = time.monotonic()
         session = session_for(settings, context.run_id, context.instance, context.log.info)
         conn = session.conn
-        run_scopes = scopes_of(context)
+        run_scopes = scopes_of(context) if partitioned else scopes_of_run(context)
         # the run's weeks, the history before them no model has built and the later weeks
         # that compare with them (rebuild_plan): all are noted, so all are published
         # (incremental models read the lake the run's extract has written; a view may not)

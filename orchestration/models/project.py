@@ -57,6 +57,9 @@ class Model:
     description: str = ""
     columns: dict[str, str] = field(default_factory=dict)
     tests: list[DataTest] = field(default_factory=list)
+    # the YAML's `meta:`, as dbt keeps it: the runner reads none of it (the Dagster adapter
+    # reads `dagster:`, orchestration/models/assets.py)
+    meta: dict[str, Any] = field(default_factory=dict)
 
     @property
     def relation(self) -> str:
@@ -229,6 +232,7 @@ def _apply_yaml(path: Path, models: dict[str, Model], sources: dict) -> None:
         model = models[name]
         where = f"{path}: model {name}"
         model.description = (spec.get("description") or "").strip()
+        model.meta.update(spec.get("meta") or {})
         model.tests.extend(_parse_tests(spec, None, where))
         for column in spec.get("columns", []) or []:
             model.columns[column["name"]] = (column.get("description") or "").strip()
