@@ -49,7 +49,7 @@ PHASE_OF_STEP = {
 }
 GROUP_MODELS = {
     "dim_groups",
-    "int_weekly_repo_headlines",
+    "int_weekly_repo_digest",
     "fct_weekly_group_repositories",
     "fct_weekly_group_summary",
     "fct_weekly_group_stories",

@@ -67,7 +67,7 @@ HEADER = (
     "# Repositories prweekly reports on. Edit by hand or with `prweekly repo add/remove`.\n"
     "# Optional per repository: source (github or file:PATH), core_paths (path prefixes that\n"
     "# count as core) and area_rules (path prefix -> area, checked before the directory layout).\n"
-    "# groups: (optional, first) lists repositories reported on together (docs/groups.md).\n"
+    "# groups: (optional, first) lists repositories reported on together (docs/operations.md).\n"
 )
 
 

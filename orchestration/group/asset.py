@@ -19,9 +19,10 @@ from orchestration.delivery import ledger
 from orchestration.delivery.send import FAILED, SENT, Outcome
 from orchestration.group.deliver import deliver_group_week
 from orchestration.group.site import build_group_site, reported_group_weeks
-from orchestration.group.write import GROUP_MODELS, write_group_reports
+from orchestration.group.write import GROUP_MARTS, write_group_reports
 from orchestration.groups import groups_with, load_groups
 from orchestration.history import history_weeks
+from orchestration.models.assets import unpartitioned_dep
 from orchestration.partitions import scopes_of_run
 from orchestration.plural import plural
 from orchestration.report.publisher import save_new_editions
@@ -44,7 +45,7 @@ def refreshed_in_run(instance: dg.DagsterInstance, run_id: str) -> list[str]:
 
 
 @dg.asset(
-    deps=["weekly_report", *GROUP_MODELS],
+    deps=[unpartitioned_dep(dg.AssetKey("weekly_report")), *GROUP_MARTS],
     group_name="report",
     kinds={"markdown", "html"},
     description="Each group's week across its repositories (groups: in repositories.yml, else "

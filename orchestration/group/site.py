@@ -100,9 +100,15 @@ def load_site_groups(
             "select group_name, week_start, merged_prs, active_repositories, repositories "
             "from marts.fct_weekly_group_summary order by group_name, week_start desc"
         ).fetchall()
-        members = conn.execute(
-            "select group_name, list(display_name order by position) from marts.dim_groups "
-            "group by all"
+        members = conn.execute(  # the spellings of each group's latest week
+            """
+            select group_name, list(display_name order by position)
+            from (
+                select * from marts.fct_weekly_group_repositories
+                qualify week_start = max(week_start) over (partition by group_name)
+            ) latest
+            group by all
+            """
         ).fetchall()
     except duckdb.CatalogException:  # a warehouse built before groups existed
         return []

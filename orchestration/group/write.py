@@ -26,16 +26,17 @@ from orchestration.warehouse import connect
 from orchestration.weeks import weeks_between
 
 Say = Callable[[str], None]
-# the models a group's report reads: a failed data test of one of them in a week keeps that
-# week's group reports as they were
-GROUP_MODELS = (
+# the group marts (tables across repositories, assets without partitions of their own) and
+# the model they read of the repositories' facts: a failed data test of one of them in a week
+# keeps that week's group reports as they were
+GROUP_MARTS = (
     "dim_groups",
-    "int_weekly_repo_headlines",
     "fct_weekly_group_repositories",
     "fct_weekly_group_summary",
     "fct_weekly_group_stories",
     "fct_weekly_group_risks",
 )
+GROUP_MODELS = ("int_weekly_repo_digest", *GROUP_MARTS)
 
 
 @dataclass

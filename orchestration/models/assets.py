@@ -38,11 +38,39 @@ def seed_specs(project: Project) -> list[dg.AssetSpec]:
     ]
 
 
+def is_partitioned(model: Model) -> bool:
+    """Whether the model's asset has the repository × week partitions: all but a table whose
+    YAML says `meta: {dagster: {partitioned: false}}` (its rows are no repository's)."""
+    declared = (model.meta.get("dagster") or {}).get("partitioned", True)
+    return model.materialized == "incremental" or bool(declared)
+
+
+# What an asset without partitions reads of a partitioned one: every partition, as it is now.
+# Dagster's default (all partitions) makes it list every partition of the upstream asset at
+# each step to version its inputs: 36,000 keys at 100 repositories since 2020, about 0.3 s of
+# CPU each time. Mapped to none in particular, the step keeps its place after the upstream one
+# in the run and lists nothing.
+EVERY_PARTITION_AS_IT_IS = dg.SpecificPartitionsPartitionMapping([])
+
+
+def unpartitioned_dep(key: dg.AssetKey) -> dg.AssetDep:
+    """The dependency of an asset without partitions on a partitioned asset."""
+    return dg.AssetDep(key, partition_mapping=EVERY_PARTITION_AS_IT_IS)
+
+
 def build_model_asset(project: Project, model: Model) -> dg.AssetsDefinition:
-    deps = [_dep_key(project, ref) for ref in model.refs]
+    partitioned = is_partitioned(model)
+    deps: list[dg.AssetKey | dg.AssetDep] = []
+    for ref in model.refs:
+        upstream = project.models.get(ref)
+        if not partitioned and upstream is not None and is_partitioned(upstream):
+            deps.append(unpartitioned_dep(_dep_key(project, ref)))
+        else:
+            deps.append(_dep_key(project, ref))
     for source in model.sources:
         if "asset" in project.sources[source]:
-            deps.append(dg.AssetKey(project.sources[source]["asset"]))
+            asset = dg.AssetKey(project.sources[source]["asset"])
+            deps.append(asset if partitioned else unpartitioned_dep(asset))
     key = dg.AssetKey(model.name)
     check_specs = [
         dg.AssetCheckSpec(
@@ -63,7 +91,6 @@ def build_model_asset(project: Project, model: Model) -> dg.AssetsDefinition:
     # (`meta: {dagster: {partitioned: false}}`): it is one asset of the same run, materialised
     # once, not once per partition (200 events a run at 100 repositories and two weeks).
     incremental = model.materialized == "incremental"
-    partitioned = incremental or (model.meta.get("dagster") or {}).get("partitioned", True)
 
     @dg.asset(
         name=model.name,

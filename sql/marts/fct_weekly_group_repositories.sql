@@ -1,10 +1,12 @@
 {{ config(materialized='table') }}
 
 -- One row per group, week and repository of the group, for every week any of them has
--- extracted (`extracted` false for a repository whose lake lacks the week): its figures from
--- fct_weekly_summary, where it stands in the group, and the trailing figures the group's trends
--- add up. busy_rank: its place by merged PRs among the group's repositories that merged any
--- (then by name); busiest for the first `busiest_repos` (seeds/group_thresholds.csv). Newly
+-- extracted (`extracted` false for a repository whose lake lacks the week): its figures
+-- (int_weekly_repo_digest, from fct_weekly_summary), where it stands in the group, the trailing
+-- figures the group's trends add up, and the lists the other group marts read (its authors,
+-- newcomers, flagged PRs and stories): they read this table alone of the repositories' facts.
+-- busy_rank: its place by merged PRs among the group's repositories that merged any (then by
+-- name); busiest for the first `busiest_repos` (seeds/group_thresholds.csv). Newly
 -- quiet: nothing merged this week, something merged the week before, and a trailing average of
 -- at least `quiet_min_avg` PRs. trailing_active_share: the share of its trailing weeks (those
 -- extracted, at most trailing_weeks) in which it merged any PR; trailing_missing_tests: its
@@ -27,38 +29,33 @@ members as (
     select * from {{ ref('dim_groups') }}
 ),
 
-summary as (
-    select s.*
-    from {{ ref('fct_weekly_summary') }} s
+digest as (
+    select d.*
+    from {{ ref('int_weekly_repo_digest') }} d
     semi join members using (repo)
-),
-
-missing_tests as (
-    select r.repo, r.week_start, count(distinct r.number) as missing_tests_prs
-    from {{ ref('fct_weekly_risks') }} r
-    semi join members using (repo)
-    where r.risk_flag = 'missing_tests'
-    group by all
 ),
 
 repo_weeks as (
     select
-        s.*,
-        coalesce(m.missing_tests_prs, 0) as missing_tests_prs,
-        avg(case when s.merged_prs > 0 then 1.0 else 0.0 end) over trailing_window as active_share,
-        avg(coalesce(m.missing_tests_prs, 0)) over trailing_window as missing_tests_avg
-    from summary s
-    left join missing_tests m using (repo, week_start)
+        d.*,
+        avg(case when d.merged_prs > 0 then 1.0 else 0.0 end) over trailing_window as active_share,
+        avg(d.missing_tests_prs) over trailing_window as missing_tests_avg
+    from digest d
     window trailing_window as (
-        partition by s.repo order by s.week_start
+        partition by d.repo order by d.week_start
         range between to_weeks((select trailing_weeks from settings)) preceding and interval 1 day preceding
     )
 ),
 
 group_weeks as (
-    select distinct m.group_name, s.week_start
+    select distinct m.group_name, d.week_start
     from members m
-    join summary s using (repo)
+    join digest d using (repo)
+),
+
+-- a repository's spelling: GitHub's, as its latest week has it
+names as (
+    select repo, arg_max(display_name, week_start) as display_name from digest group by repo
 ),
 
 placed as (
@@ -66,13 +63,12 @@ placed as (
         w.group_name,
         w.week_start,
         m.repo,
-        m.display_name,
+        coalesce(nm.display_name, m.repo) as display_name,
         m.position,
         r.repo is not null as extracted,
         coalesce(r.merged_prs, 0) as merged_prs,
         coalesce(r.key_prs, 0) as key_prs,
-        coalesce(r.authors, 0) as authors,
-        r.first_time_authors,
+        coalesce(r.author_count, 0) as authors,
         coalesce(r.history_complete, false) as history_complete,
         coalesce(r.releases, []) as releases,
         r.theme,
@@ -83,9 +79,15 @@ placed as (
         r.weeks_since_last,
         coalesce(r.missing_tests_prs, 0) as missing_tests_prs,
         case when r.trailing_avg_prs is not null then round(r.active_share, 3) end as trailing_active_share,
-        case when r.trailing_avg_prs is not null then round(r.missing_tests_avg, 2) end as trailing_missing_tests
+        case when r.trailing_avg_prs is not null then round(r.missing_tests_avg, 2) end as trailing_missing_tests,
+        coalesce(r.authors, []) as author_logins,
+        coalesce(r.newcomers, []) as newcomers,
+        coalesce(r.flagged, []) as flagged,
+        coalesce(r.stories, []) as stories,
+        r.scale_weeks
     from group_weeks w
     join members m using (group_name)
+    left join names nm using (repo)
     left join repo_weeks r on r.repo = m.repo and r.week_start = w.week_start
 ),
 

@@ -16,33 +16,20 @@ with group_settings as (
     from {{ ref('group_thresholds') }}
 ),
 
-members as (
-    select * from {{ ref('dim_groups') }}
-),
-
-flagged as (
-    select
-        m.group_name,
-        m.display_name,
-        m.position,
-        r.repo,
-        r.week_start,
-        r.risk_flag,
-        r.number,
-        r.reason,
-        lower(case r.risk_flag
-            when 'dependency_change' then json_extract_string(r.evidence, '$.package')
-            else json_extract_string(r.evidence, '$.word')
-        end) as subject
-    from {{ ref('fct_weekly_risks') }} r
-    join members m using (repo)
-    where r.risk_flag in ('dependency_change', 'hardware_specific', 'missing_tests')
-),
-
 pr_details as (
-    select f.*, p.title, p.url
-    from flagged f
-    join {{ ref('fct_pull_requests') }} p using (repo, number)
+    select
+        r.group_name,
+        r.week_start,
+        r.repo,
+        r.display_name,
+        r.position,
+        u.f.risk_flag as risk_flag,
+        u.f.subject as subject,
+        u.f.number as number,
+        u.f.title as title,
+        u.f.url as url,
+        u.f.reason as reason
+    from {{ ref('fct_weekly_group_repositories') }} r, unnest(r.flagged) as u(f)  -- noqa: AL01, LT01
 ),
 
 -- the same PRs, keyed by what recurs: the dependency or hardware, or missing tests as such

@@ -1,18 +1,18 @@
 {{ config(materialized='table') }}
 
 -- One row per group and week that any of its repositories has extracted: what happened across
--- them. The counts add up the repositories' rows of fct_weekly_group_repositories; `authors`
--- counts each login once across the group. The trailing averages add up the repositories' own
--- (each over the weeks of it that exist, at most trailing_weeks; `trailing_weeks` is the most
--- any covers), so a repository with a shorter history weighs only the weeks it has, and they
--- are NULL when a repository's is (its weeks before are not in the warehouse). volume_trend,
--- active_trend and missing_tests_trend word this week against them as every trend does
--- (macros/trends.sql; `weeks_since_last` counts from the group's last week with a merged PR).
--- Releases: every repository's, with the PR's link. First-time contributors: the authors (no
--- bot of seeds/bot_authors.csv) whose first merged PR in any repository of the group, as far
--- as the warehouse holds them, is this week's, in a repository whose history reaches its first
--- PR; `first_time_authors` counts them when every repository that merged a PR this week has
--- such a history, else it is NULL and `first_time_unknown` names those that do not.
+-- them, added up from fct_weekly_group_repositories; `authors` counts each login once across
+-- the group (bots left out). The trailing averages add up the repositories' own (each over the
+-- weeks of it that exist, at most trailing_weeks; `trailing_weeks` is the most any covers), so a
+-- repository with a shorter history weighs only the weeks it has, and they are NULL when a
+-- repository's is (its weeks before are not in the warehouse). volume_trend, active_trend and
+-- missing_tests_trend word this week against them as every trend does (macros/trends.sql;
+-- `weeks_since_last` counts from the group's last week with a merged PR). Releases: every
+-- repository's, with the PR's link, in the group's order. First-time contributors: the authors
+-- whose first merged PR in any repository of the group, as far as the warehouse holds them, is
+-- this week's, in a repository whose history reaches its first PR; `first_time_authors` counts
+-- them when every repository that merged a PR this week has such a history, else it is NULL and
+-- `first_time_unknown` names those that do not.
 with settings as (
     select
         max(value) filter (where name = 'rising_ratio') as rising_ratio,
@@ -26,46 +26,27 @@ repos as (
     select * from {{ ref('fct_weekly_group_repositories') }}
 ),
 
-members as (
-    select * from {{ ref('dim_groups') }}
-),
-
-prs as (
-    select m.group_name, p.repo, p.week_start, p.number, p.author, p.title, p.url, p.merged_at
-    from {{ ref('fct_pull_requests') }} p
-    join members m using (repo)
-),
-
-bots as (
-    select lower(login_pattern) as pattern from {{ ref('bot_authors') }}
-),
-
-humans as (
-    select p.*
-    from prs p
-    where p.author is not null and p.author <> 'ghost'
-      and not exists (select 1 from bots b where lower(p.author) like b.pattern)
+logins as (
+    select group_name, week_start, unnest(author_logins) as author from repos
 ),
 
 first_weeks as (
-    select m.group_name, s.author, min(s.week_start) as first_week
-    from {{ ref('stg_pull_requests') }} s
-    join members m using (repo)
-    group by all
+    select group_name, author, min(week_start) as first_week from logins group by all
 ),
 
 newcomers as (
     select
-        h.group_name,
-        h.week_start,
-        h.author,
+        r.group_name,
+        r.week_start,
+        u.n.author as author,
         list(distinct r.display_name order by r.display_name) as repos,
-        list({'repo': r.display_name, 'number': h.number, 'title': h.title, 'url': h.url}
-            order by h.merged_at, h.number) as prs
-    from humans h
-    join first_weeks f using (group_name, author)
-    join repos r using (group_name, week_start, repo)
-    where f.first_week = h.week_start and r.history_complete
+        flatten(list(
+            list_transform(u.n.prs, lambda x: {'repo': r.display_name, 'number': x.number, 'title': x.title, 'url': x.url})
+            order by r.position
+        )) as prs
+    from repos r, unnest(r.newcomers) as u(n)  -- noqa: AL01, LT01
+    join first_weeks f on f.group_name = r.group_name and f.author = u.n.author
+    where r.history_complete and f.first_week = r.week_start
     group by all
 ),
 
@@ -79,7 +60,7 @@ newcomer_lists as (
 ),
 
 authors as (
-    select group_name, week_start, count(distinct author) as authors from prs group by all
+    select group_name, week_start, count(distinct author) as authors from logins group by all
 ),
 
 releases as (
@@ -87,9 +68,8 @@ releases as (
         r.group_name,
         r.week_start,
         list({'repo': r.display_name, 'number': u.rel.number, 'version': u.rel.version, 'title': u.rel.title,
-              'url': p.url} order by r.position, u.rel.number) as releases
+              'url': u.rel.url} order by r.position, u.rel.number) as releases
     from repos r, unnest(r.releases) as u(rel)  -- noqa: AL01, LT01
-    left join prs p on p.repo = r.repo and p.number = u.rel.number
     group by all
 ),
 

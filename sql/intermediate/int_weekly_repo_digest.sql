@@ -1,0 +1,254 @@
+{{ config(materialized='incremental') }}
+
+-- One row per repository and extracted week: everything a group of repositories reads of it,
+-- so the group marts (tables across repositories) read this model alone of the repositories'
+-- facts. `stories`: its stories (fct_weekly_stories) and each key PR in none of them, as its
+-- own report tells them, with their worth on the repository's own scale so that stories of
+-- repositories scored differently compare: worth is the story's importance or its lead PR's,
+-- whichever is more (a story is worth at least its lead alone); repo_rank orders them as the
+-- repository's report does (releases first, then by worth); importance_percentile is the share
+-- (0 to 100) of the repository's PRs merged in the key_weeks weeks ending with this one
+-- (seeds/thresholds.csv, the window of its key threshold) whose importance is below the worth,
+-- a PR of the same importance counting half (importance has one decimal, so PRs are counted
+-- per value and week before they are compared). `authors`: the week's authors but bots
+-- (seeds/bot_authors.csv) and `ghost`; `newcomers`: those whose first merged PR in the
+-- repository is this week's (known only when history_complete), with their PRs. `flagged`:
+-- its PRs flagged dependency_change, hardware_specific or missing_tests, each with what the
+-- flag's evidence names (`subject`: the dependency's `package`, the hardware's `word`, in
+-- lower case) and the flag's reason.
+with key_settings as (
+    select cast(max(value) filter (where name = 'key_weeks') as integer) as key_weeks
+    from {{ ref('thresholds') }}
+),
+
+summary as (
+    select * from {{ ref('fct_weekly_summary') }}
+    {% if is_incremental() %}
+    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
+    {% endif %}
+),
+
+-- the week's PRs, and those of the key_weeks weeks before for the scale
+scale_prs as (
+    select * from {{ ref('fct_pull_requests') }}
+    {% if is_incremental() %}
+    where {{ scoped('repo') }}
+      and week_start between {{ var('start_week') }} - to_weeks((select key_weeks - 1 from key_settings))
+          and {{ var('end_week') }}
+    {% endif %}
+),
+
+week_prs as (
+    select * from scale_prs
+    {% if is_incremental() %}
+    where week_start between {{ var('start_week') }} and {{ var('end_week') }}
+    {% endif %}
+),
+
+stories as (
+    select * from {{ ref('fct_weekly_stories') }}
+    {% if is_incremental() %}
+    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
+    {% endif %}
+),
+
+risks as (
+    select * from {{ ref('fct_weekly_risks') }}
+    where risk_flag in ('dependency_change', 'hardware_specific', 'missing_tests')
+    {% if is_incremental() %}
+      and {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
+    {% endif %}
+),
+
+-- an author's first week is their earliest merged PR in everything extracted for the repository
+first_weeks as (
+    select repo, author, min(week_start) as first_week
+    from {{ ref('stg_pull_requests') }}
+    {% if is_incremental() %}
+    where {{ scoped('repo') }}
+    {% endif %}
+    group by repo, author
+),
+
+bots as (
+    select lower(login_pattern) as pattern from {{ ref('bot_authors') }}
+),
+
+in_stories as (
+    select s.repo, s.week_start, unnest(s.numbers) as number from stories s
+),
+
+items as (
+    select
+        s.repo,
+        s.week_start,
+        'story:' || s.story_id as item_id,
+        s.kind,
+        s.title_en,
+        s.title_zh,
+        s.numbers,
+        s.lead_number,
+        greatest(s.importance, p.importance) as worth,
+        s.kind = 'release' or coalesce(p.is_release, false) as is_release
+    from stories s
+    left join week_prs p on p.repo = s.repo and p.number = s.lead_number
+    union all
+    select
+        p.repo,
+        p.week_start,
+        'pr:' || p.number as item_id,
+        'single' as kind,
+        null as title_en,
+        null as title_zh,
+        [p.number] as numbers,
+        p.number as lead_number,
+        p.importance as worth,
+        p.is_release
+    from week_prs p
+    anti join in_stories i using (repo, week_start, number)
+    where p.is_key
+),
+
+-- how many PRs of each importance each week merged
+values_per_week as (
+    select repo, week_start, importance, count(*) as prs from scale_prs group by all
+),
+
+scale as (
+    select
+        i.repo,
+        i.week_start,
+        i.item_id,
+        coalesce(sum(v.prs) filter (where v.importance < i.worth), 0) as below,
+        coalesce(sum(v.prs) filter (where v.importance = i.worth), 0) as equal,
+        coalesce(sum(v.prs), 0) as total
+    from items i
+    left join values_per_week v
+        on v.repo = i.repo
+        and v.week_start between i.week_start - to_weeks((select key_weeks - 1 from key_settings))
+            and i.week_start
+    group by all
+),
+
+ranked as (
+    select
+        i.*,
+        l.title as lead_title,
+        l.url as lead_url,
+        l.headline_claim as lead_claim,
+        l.caveats[1] as lead_caveat,
+        cast(case when s.total > 0 then round(100.0 * (s.below + 0.5 * s.equal) / s.total, 1) end as double)
+            as importance_percentile,
+        cast(s.total as integer) as scale_prs,
+        cast(row_number() over (
+            partition by i.repo, i.week_start order by i.is_release desc, i.worth desc, i.lead_number asc, i.item_id asc
+        ) as integer) as repo_rank
+    from items i
+    join scale s using (repo, week_start, item_id)
+    left join week_prs l on l.repo = i.repo and l.number = i.lead_number
+),
+
+story_lists as (
+    select
+        repo,
+        week_start,
+        list({
+            'story_id': item_id, 'kind': kind, 'title_en': title_en, 'title_zh': title_zh, 'numbers': numbers,
+            'lead_number': lead_number, 'lead_title': lead_title, 'lead_url': lead_url, 'lead_claim': lead_claim,
+            'lead_caveat': lead_caveat, 'is_release': is_release, 'worth': cast(worth as double),
+            'importance_percentile': importance_percentile, 'scale_prs': scale_prs, 'repo_rank': repo_rank
+        } order by repo_rank) as stories
+    from ranked
+    group by all
+),
+
+humans as (
+    select p.repo, p.week_start, p.number, p.author, p.title, p.url, p.merged_at
+    from week_prs p
+    where p.author is not null and p.author <> 'ghost'
+      and not exists (select 1 from bots b where lower(p.author) like b.pattern)
+),
+
+author_lists as (
+    select repo, week_start, list(distinct author order by author) as authors
+    from humans
+    group by all
+),
+
+newcomer_lists as (
+    select repo, week_start, list({'author': author, 'prs': prs} order by author) as newcomers
+    from (
+        select
+            h.repo,
+            h.week_start,
+            h.author,
+            list({'number': h.number, 'title': h.title, 'url': h.url} order by h.merged_at, h.number) as prs
+        from humans h
+        join first_weeks f using (repo, author)
+        where f.first_week = h.week_start
+        group by all
+    ) n
+    group by all
+),
+
+flag_lists as (
+    select
+        r.repo,
+        r.week_start,
+        list({
+            'risk_flag': r.risk_flag,
+            'subject': lower(case r.risk_flag
+                when 'dependency_change' then json_extract_string(r.evidence, '$.package')
+                when 'hardware_specific' then json_extract_string(r.evidence, '$.word')
+            end),
+            'number': r.number, 'title': p.title, 'url': p.url, 'reason': r.reason
+        } order by r.risk_flag, r.number) as flagged
+    from risks r
+    join week_prs p using (repo, number)
+    group by all
+),
+
+release_lists as (
+    select
+        s.repo,
+        s.week_start,
+        list({'number': u.rel.number, 'version': u.rel.version, 'title': u.rel.title, 'url': p.url}
+            order by u.rel.number) as releases
+    from summary s, unnest(s.releases) as u(rel)  -- noqa: AL01, LT01
+    left join week_prs p on p.repo = s.repo and p.number = u.rel.number
+    group by all
+),
+
+final as (
+    select
+        s.repo,
+        s.week_start,
+        coalesce(d.display_name, s.repo) as display_name,
+        s.merged_prs,
+        s.key_prs,
+        s.authors as author_count,
+        s.history_complete,
+        s.theme,
+        s.theme_zh,
+        s.trailing_weeks,
+        s.trailing_avg_prs,
+        s.volume_trend,
+        s.weeks_since_last,
+        coalesce(rl.releases, []) as releases,
+        coalesce(a.authors, []) as authors,
+        coalesce(n.newcomers, []) as newcomers,
+        coalesce(f.flagged, []) as flagged,
+        cast(len(list_filter(coalesce(f.flagged, []), lambda x: x.risk_flag = 'missing_tests')) as integer)
+            as missing_tests_prs,
+        coalesce(st.stories, []) as stories,
+        (select key_weeks from key_settings) as scale_weeks
+    from summary s
+    left join {{ ref('dim_repositories') }} d using (repo)
+    left join release_lists rl using (repo, week_start)
+    left join author_lists a using (repo, week_start)
+    left join newcomer_lists n using (repo, week_start)
+    left join flag_lists f using (repo, week_start)
+    left join story_lists st using (repo, week_start)
+)
+
+select * from final
