@@ -57,7 +57,8 @@ def check(home: Path, week_start: str) -> dict:
     """What the group's report of the week says, checked against its marts."""
     with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as conn:
         leads = conn.execute(
-            "select display_name, lead_number, coalesce(title_en, lead_title) "
+            "select display_name, lead_number, case when kind = 'single' or title_en like '#%' "
+            "then lead_title else title_en end "
             "from marts.fct_weekly_group_stories where group_name = ? and week_start = ? "
             "and is_repo_lead order by display_name",
             [GROUP, week_start],

@@ -184,7 +184,7 @@ def test_the_report_names_each_key_story_the_release_and_the_recurring_risks(
         assert latin_share(built, markdown.split("## 附录")[0]) < 0.15
     html = built.group_file(f"{WEEK}.{lang}.html")
     assert f'<html lang="{"zh-CN" if lang == "zh" else "en"}">' in html
-    assert "\\*" not in html and "\\_" not in html and "<details" in html
+    assert "\\*" not in html and "\\_" not in html and "**" not in html and "<details" in html
 
 
 def test_the_site_has_the_group_in_both_languages(built: Built) -> None:

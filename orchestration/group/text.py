@@ -90,7 +90,17 @@ class GroupText(Translator):
         if condition:
             inner = self.esc(condition)
             where = self.safe(f"（{inner}）" if self.lang == "zh" else f" ({inner})")
-        return self("g_story_figure", metric=metric or "", figure=claim["figure"], condition=where)
+        # a share moves one way or the other: say which (a speed-up or a time says it itself)
+        direction = ""
+        if claim.get("unit") == "%" and claim.get("direction") in ("lower", "higher"):
+            direction = self.safe(self.s["g_directions_claim"][claim["direction"]])
+        return self(
+            "g_story_figure",
+            metric=metric or "",
+            figure=claim["figure"],
+            direction=direction,
+            condition=where,
+        )
 
     def story_caveat(self, story: dict) -> str | None:
         caveat = story.get("lead_caveat")
@@ -118,7 +128,9 @@ class GroupText(Translator):
     def story_row(self, g: GroupWeek, story: dict) -> str:
         """`**repo** · title: led by #n title; figure; caveat (top 2% of ...)`."""
         row = next(r for r in g.repos if r["repo"] == story["repo"])
-        head = self("g_story_row", repo=self.repo_name(g, row), title=self.story_title(story))
+        head = self(
+            "g_story_row", repo=self.strong(self.repo_name(g, row)), title=self.story_title(story)
+        )
         parts = []
         if not self.titled_by_lead(story):
             lead = self.esc(short_title(story["lead_title"] or ""))
@@ -190,7 +202,7 @@ class GroupText(Translator):
     def release_row(self, release: dict) -> str:
         return self(
             "g_release_row",
-            repo=release["repo"],
+            repo=self.strong(release["repo"]),
             version=release["version"] or "",
             pr=self.pr(release["number"], release["url"]),
             title=short_title(release["title"] or ""),
@@ -255,9 +267,7 @@ class GroupText(Translator):
         if not short and len(risk["prs"]) > MAX_RISK_PRS:
             prs.append(self.n("g_prs_n", len(risk["prs"]) - MAX_RISK_PRS))
         key = "g_risk_dependency" if risk["risk_kind"] == "dependency" else "g_risk_platform"
-        text = self(
-            key, subject=self.safe(self.esc(risk["subject"])), repos=repos, prs=self.join(prs)
-        )
+        text = self(key, subject=self.strong(risk["subject"]), repos=repos, prs=self.join(prs))
         return self.safe(str(text).rstrip("：: "))
 
     # --- first-time contributors --------------------------------------------------------
