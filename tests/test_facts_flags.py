@@ -111,6 +111,13 @@ def nodes() -> list[dict]:
            body="### What does this PR do?\n\nUpdate the Dockerfile so the stable image builds "
            "on GB200/aarch64 by keeping the base image's kernels; x86 likely should be "
            "simplified the same way."),
+        # the title names the hardware, but nothing that runs beyond run scripts, tests and
+        # docs changed: a recipe for it, tests enabled on it
+        pr(29, "[recipe] feat: add qwen3 8b DAPO training script on ASCEND NPU", at(29),
+           [("recipe/dapo/run_dapo_qwen3_8b_npu.sh", 140, A),
+            ("docs/ascend/quick_start.rst", 5, M)]),
+        pr(30, "enable vllm client-server tests on XPU", at(30),
+           [("tests/test_vllm_client.py", 31, M)]),
     ]  # fmt: skip
 
 
@@ -151,7 +158,8 @@ def test_hardware_needs_files_for_it_or_a_description_that_targets_it(home: Path
     )
     assert 13 in found and 16 in found  # the title names the hardware
     assert 23 not in found
-    # not 24 (CODEOWNERS), 27 (the change sentence names no hardware)
+    # not 24 (CODEOWNERS), 27 (the change sentence names no hardware), 29 and 30 (a run
+    # script and tests for the hardware, whatever the title names)
     assert sorted(n for n in found if n >= 24) == [28]
     sentence = (
         "Update the Dockerfile so the stable image builds on GB200/aarch64 by keeping the "

@@ -445,9 +445,12 @@ keyed as (
 
         -- hardware: the title names it, the files for it (code, build or CI whose path names it;
         -- not tests or run scripts) hold hardware_min_share of the lines outside docs, examples,
-        -- tests and scripts, or the description targets it; never for documentation alone
+        -- tests and scripts, or the description targets it; never for documentation alone, nor
+        -- when nothing but docs, examples, tests and run scripts changed (a recipe for the
+        -- hardware, tests enabled on it: nothing another platform runs is at risk)
         case
             when f.docs_or_examples_only then false
+            when f.files_complete and f.platform_lines = 0 then false
             when f.title_hardware_word is not null then true
             when f.files_complete and f.hardware_lines > 0
                  and f.hardware_lines >= f.hardware_min_share * f.platform_lines then true
