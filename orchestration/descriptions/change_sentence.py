@@ -17,8 +17,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import lru_cache
+from itertools import pairwise
 
 from orchestration.descriptions.markdown import Block, Doc, word_set, words
+from orchestration.descriptions.reading_order import (
+    candidates,
+    list_leads,
+    section_roles,
+    squash_end,
+)
 from orchestration.descriptions.sentences import Sentence, sentences
 from orchestration.descriptions.vocabulary import Vocabulary
 
@@ -35,8 +42,22 @@ STOPWORDS = word_set(
 _MODALS = word_set("may might can could would should will must")
 _ADVERBS = word_set("also now just further then additionally simply")
 _VAGUE = word_set("things thing following changes change stuff below above few several bunch items")
+# between a subject and its verb: "We (now) add", "I've (also) unified", "We'll add"
+_BETWEEN = _ADVERBS | word_set("ve have has had ll will can d re m am are is hereby no longer")
 _AUXILIARY = word_set("does has was is this thus also always")
 MAX_SQUASH_FIRST = 3  # a squash of more commits than this: its first subject is a first step
+# after a bare "This": a verb that tells what something does or brings about, not a change
+_DESCRIBING = word_set(
+    "return returns mean means allow allows let lets help helps cause causes "
+    "lead leads result results require requires"
+)
+TEST_REACH = 8  # a change to the tests names them within this many words after its verb
+# a trailing "(introduced by #12)": what it points at is no part of what the sentence says
+_POINTED = re.compile(
+    r"[\s,(]*\b(?:introduced|caused|added|reported|found|seen|mentioned|broken)\s+(?:by|in)\s+"
+    r"(?:[\w.-]+/[\w.-]+)?#\d+\)?[.!]?$",
+    re.IGNORECASE,
+)
 _DANGLING = word_set(
     "in at to of from by for with see following the a an and or via like here mentioned into"
 )
@@ -75,32 +96,6 @@ def stem(word: str) -> str:
     return word
 
 
-def section_roles(doc: Doc, vocab: Vocabulary) -> list[str]:
-    """Each section's role: `change`, `skip`, `lead` (before any heading) or `neutral`; a
-    heading that says neither takes its parent's role."""
-    roles: list[str] = []
-    for index, section in enumerate(doc.sections):
-        if index == 0:
-            roles.append("lead")
-            continue
-        role = "skip" if section.versioned else heading_role(vocab, section.title)
-        if role is None:
-            role = roles[section.parent] if section.parent > 0 else "neutral"
-        roles.append(role)
-    return roles
-
-
-@lru_cache(maxsize=4096)  # templates repeat their headings in every PR
-def heading_role(vocab: Vocabulary, title: str) -> str | None:
-    """`change` or `skip` for a heading that says so (the earlier phrase wins), else None."""
-    change = vocab.found("change_heading", title)
-    skip = vocab.found("skip_heading", title)
-    padded = f" {title} "
-    if change and (not skip or padded.find(f" {change} ") < padded.find(f" {skip} ")):
-        return "change"
-    return "skip" if skip else None
-
-
 def words_of_title(title: str) -> str:
     """The title's words without its `[tags]` and `type(scope):` (as the SQL model gives them)."""
     return words(_TYPE_PREFIX.sub("", _TAGS.sub("", title)))
@@ -113,15 +108,22 @@ def _title_stems(title_words: str) -> tuple[frozenset[str], str]:
     return frozenset(stem(t) for t in title_words.split()), title_words.replace(" ", "")
 
 
-Title = tuple[frozenset[str], str]
+Title = tuple[frozenset[str], str, frozenset[str]]  # and the repository's words
 
 
 def classify(
-    s: Sentence, kind: str, vocab: Vocabulary, title: Callable[[], Title], weak: bool = True
+    s: Sentence,
+    kind: str,
+    vocab: Vocabulary,
+    title: Callable[[], Title],
+    weak: bool = True,
+    announced: bool = False,
 ) -> str | None:
     """`subject_verb`, `imperative`, `now`, `tests` (a change verb, but about the tests) or
     `first_sentence` (only when `weak`: a paragraph's first) for a sentence that may say what
-    the PR changes; None for one that cannot. `title` gives the title's stems."""
+    the PR changes; None for one that cannot. `title` gives the title's stems (and the
+    repository's words); an item of a list `announced` as the changes may open with any verb in
+    the past tense or the third person."""
     text, w, toks, present = s.text, s.words, s.toks, s.present
     if not toks or text.count(" ") + 1 < MIN_WORDS[kind] or text.endswith(("…", "...")):
         return None
@@ -132,10 +134,20 @@ def classify(
     k = len(subject.split()) if subject else 0
     # `This PR (also) adds`, `We (now) add`; a bare `This` only right before its verb
     reach = 1 if not subject or subject == "this" else 3
-    verb = next((i for i in range(k, min(k + reach, len(toks))) if vocab.is_verb(toks[i])), None)
+    verb = None
+    for i in range(k, min(k + reach, len(toks))):
+        if vocab.is_verb(toks[i]):
+            verb = i
+            break
+        if toks[i] not in _BETWEEN:
+            break  # "I think this makes": the verb is another subject's
     if verb is None and k > 1:  # `This PR combines`: the word after the subject (and an adverb)
         at = k + 1 if k + 1 < len(toks) and toks[k] in _ADVERBS else k
         verb = at if at < len(toks) and _third_person(toks[at]) else None
+    if verb is None and announced and k == 0 and len(toks[0]) > 3 and toks[0].endswith(("ed", "s")):
+        verb = 0  # "Copied the config to ...", in a list of the changes
+    if verb is not None and subject == "this" and toks[verb] in _DESCRIBING:
+        return None  # "This returns the count of ...", "This allows us to ...": not the change
     if verb is None and not weak and "now" not in toks:
         return None  # it could only be a paragraph's first sentence, and it is not
     if (
@@ -150,16 +162,30 @@ def classify(
         bare = words(_REFERENCE.sub(" ", text)).split()
         if len(set(bare).difference(STOPWORDS)) < 3:
             return None  # a reference and little else ("Fixes #12", "Pull in a/b#170")
+        core = _POINTED.sub("", text)
+        if core != text and core.count(" ") + 1 < MIN_WORDS[kind]:
+            return None  # "Fix ci error introduced by #7061": the bug and a pointer
+    if "follow" in w:
+        head = words(text.split(",", 1)[0]).split()
+        if head[-2:] == ["follow", "up"] or head[-1:] == ["followup"]:
+            return None  # "Rust 1.75 update follow-up, ...": a pointer
     rest = toks[verb + 1 :] if verb is not None else toks[k:]
     content = {t for t in rest if t not in STOPWORDS and t not in _VAGUE and not t.isdigit()}
     if len(content) < MIN_OBJECT:
         return None  # too little said ("This PR fixes those paths")
     if verb is None and vocab.found("summary_motivation", w, present):
         return None
-    known, squashed = title()
+    known, squashed, repository = title()
+    generic = vocab.first_words.get("summary_generic", frozenset())
+    # "by implementing", "by adding": how, not what
+    by_verbs = (
+        {b for a, b in pairwise(rest) if a == "by" and b.endswith("ing")} if "by" in rest else ()
+    )
     new = 0
     for t in content:
         if stem(t) not in known and (len(t) < 4 or t not in squashed):
+            if t in generic or t in repository or t in by_verbs:
+                continue  # "enhances the class by implementing": no word of its own
             new += 1
             if new == MIN_NEW:
                 break
@@ -169,7 +195,8 @@ def classify(
         return None  # how things were ("We already support ...")
     if verb is not None and not (toks[verb].endswith("ing") and _MODALS.intersection(toks)):
         # a change to the tests is what the PR does only when nothing else is said
-        if vocab.found("test_words", w, present):
+        near = " ".join(toks[verb + 1 : verb + 2 + TEST_REACH])
+        if vocab.found("test_words", w, present) and vocab.found("test_words", near):
             return "tests"
         return "subject_verb" if subject else "imperative"
     if verb is not None and vocab.found("summary_motivation", w, present):
@@ -226,30 +253,6 @@ def _finish(sentence: str, following: Block | None) -> str | None:
     return sentence
 
 
-def squash_end(doc: Doc, roles: list[str]) -> int | None:
-    """Where a squash message's first commit ends (its next `* subject` item), when the
-    description is one: the later commits are review iterations, not what the PR does."""
-    blocks = doc.blocks
-    if not blocks or blocks[0].kind != "item" or roles[blocks[0].section] != "lead":
-        return None
-    return next((i for i, b in enumerate(blocks[1:], 1) if b.kind == "item" and b.loose), None)
-
-
-def _candidates(doc: Doc, roles: list[str], squash: int | None) -> list[tuple[int, int]]:
-    """(pass, block index) of the blocks to read, in the order they are read: change sections,
-    the lead (of a squash message, its first commit), other sections; then quotes."""
-    order = {"change": 0, "lead": 1, "neutral": 2}
-    found = []
-    for i, b in enumerate(doc.blocks):
-        role = roles[b.section]
-        if role not in order or b.kind not in ("prose", "item", "quote"):
-            continue
-        if squash is not None and role == "lead" and i >= squash:
-            continue
-        found.append((3 if b.kind == "quote" else order[role], i))
-    return sorted(found)
-
-
 def change_sentence(
     doc: Doc, title_words: str, vocab: Vocabulary, repo: str
 ) -> tuple[str | None, str | None]:
@@ -259,13 +262,14 @@ def change_sentence(
 
     def title_stems() -> Title:
         if not known:
-            known.append(_title_stems(title_words))
+            known.append((*_title_stems(title_words), frozenset(words(repo).split())))
         return known[0]
 
     fallback: dict[str, tuple[str, Block | None]] = {}
     roles = section_roles(doc, vocab)
     squash = squash_end(doc, roles)
-    for rank, index in _candidates(doc, roles, squash):
+    leads = list_leads(doc, repo, vocab) if squash is None else {}
+    for rank, index in candidates(doc, roles, squash, leads):
         block = doc.blocks[index]
         following = doc.blocks[index + 1] if index + 1 < len(doc.blocks) else None
         found = sentences(block, repo, vocab)
@@ -286,7 +290,7 @@ def change_sentence(
                 and (block.kind == "prose" or index == 0)
                 and "first_sentence" not in fallback
             )
-            rule = classify(s, block.kind, vocab, title_stems, weak)
+            rule = classify(s, block.kind, vocab, title_stems, weak, leads.get(index) == "changes")
             if rule is None:
                 continue
             nxt = following if j == len(found) - 1 else None
