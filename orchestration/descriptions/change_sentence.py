@@ -111,6 +111,11 @@ def _title_stems(title_words: str) -> tuple[frozenset[str], str]:
 Title = tuple[frozenset[str], str, frozenset[str]]  # and the repository's words
 
 
+@lru_cache(maxsize=1024)
+def _repository_words(repo: str) -> frozenset[str]:
+    return frozenset(words(repo).split())
+
+
 def classify(
     s: Sentence,
     kind: str,
@@ -195,8 +200,9 @@ def classify(
         return None  # how things were ("We already support ...")
     if verb is not None and not (toks[verb].endswith("ing") and _MODALS.intersection(toks)):
         # a change to the tests is what the PR does only when nothing else is said
-        near = " ".join(toks[verb + 1 : verb + 2 + TEST_REACH])
-        if vocab.found("test_words", w, present) and vocab.found("test_words", near):
+        if vocab.found("test_words", w, present) and vocab.found(
+            "test_words", " ".join(toks[verb + 1 : verb + 2 + TEST_REACH])
+        ):
             return "tests"
         return "subject_verb" if subject else "imperative"
     if verb is not None and vocab.found("summary_motivation", w, present):
@@ -262,7 +268,7 @@ def change_sentence(
 
     def title_stems() -> Title:
         if not known:
-            known.append((*_title_stems(title_words), frozenset(words(repo).split())))
+            known.append((*_title_stems(title_words), _repository_words(repo)))
         return known[0]
 
     fallback: dict[str, tuple[str, Block | None]] = {}
