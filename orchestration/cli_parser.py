@@ -269,12 +269,15 @@ def parser() -> argparse.ArgumentParser:
 def _add_publish(commands) -> None:
     publish = commands.add_parser(
         "publish",
-        help="send a week's report to the repository's delivery targets by hand",
+        help="send a week's report to the repository's (or group's) delivery targets by hand",
         description="Send the week's current edition to the Slack, email and GitHub targets of "
-        "the repository's `deliver:` block in repositories.yml. A target that already has this "
-        "edition gets nothing; a corrected edition is sent even with send_corrections: false.",
+        "the repository's (or group's) `deliver:` block in repositories.yml. A target that "
+        "already has this edition gets nothing; a corrected edition is sent even with "
+        "send_corrections: false.",
     )
-    publish.add_argument("--repo", required=True, help="repository as OWNER/NAME")
+    which = publish.add_mutually_exclusive_group(required=True)
+    which.add_argument("--repo", help="repository as OWNER/NAME")
+    which.add_argument("--group", help="a group of repositories.yml's groups: (its report)")
     publish.add_argument("--week", required=True, help="a date inside the week or an ISO week")
     publish.add_argument("--target", choices=("slack", "email", "github"), help="only this one")
     publish.add_argument(

@@ -3,7 +3,7 @@ in one run, then their group's facts, its report in both languages, its pages an
 its delivery to Slack, email and a discussion in `acme/.github`, once per edition.
 
 One build serves the module; the last test builds one repository again, so the group's week
-gets a corrected edition that is held (send_corrections: false).
+gets a corrected edition that is held (send_corrections: false), then sent by hand.
 """
 
 from __future__ import annotations
@@ -269,7 +269,9 @@ def test_group_report_materialised_alone_writes_every_group_s_latest_week(built:
     assert count == 2  # the same text: no new edition
 
 
-def test_a_corrected_group_week_is_a_new_edition_held_from_the_targets(built: Built) -> None:
+def test_a_corrected_group_week_is_held_from_the_targets_and_sent_by_hand(
+    built: Built, capsys: pytest.CaptureFixture
+) -> None:
     dataset = built.data / "acme__alpha.jsonl"
     late = {**json.loads(dataset.read_text().splitlines()[-1])}
     late.update(
@@ -291,6 +293,25 @@ def test_a_corrected_group_week_is_a_new_edition_held_from_the_targets(built: Bu
     assert editions == [("en", 1, False), ("en", 2, True), ("zh", 1, False), ("zh", 2, True)]
     assert len(built.slack.messages) == 1 and len(built.smtp.messages) == 1  # held
     assert len(built.github.posts.of_kind("DiscussionComment")) == 0
+
+    # by hand, as a repository's: a dry run sends nothing, then each target gets it once
+    week = ["publish", "--group", GROUP, "--week", "2026-W30"]
+    assert main([*week, "--dry-run"]) == 0
+    assert "github: would send: corrected edition" in capsys.readouterr().out
+    assert len(built.slack.messages) == 1
+    assert main(week) == 0 and main(week) == 0
+    assert "github: already sent" in capsys.readouterr().out
+    assert built.slack.messages[1]["text"].startswith("*Corrected edition:* *acme-team")
+    assert built.smtp.messages[1][1]["Subject"].startswith("[Corrected] acme-team")
+    (discussion,) = built.github.posts.of_kind("Discussion", "acme/.github")
+    (comment,) = built.github.posts.of_kind("DiscussionComment")
+    assert comment.subject_id == discussion.id and "7 → 8" in comment.body
+    assert (len(built.slack.messages), len(built.smtp.messages)) == (2, 2)
+    rows = built.query(
+        "select target, correction from delivery.sent_editions where repo = ? and correction",
+        [f"group:{GROUP}"],
+    )
+    assert sorted(rows) == [("email", True), ("github", True), ("slack", True)]
 
 
 def test_the_group_strings_use_the_term_list() -> None:
