@@ -26,4 +26,4 @@ WORKDIR /home/prweekly
 # The code location: the webserver and the daemon reach it over gRPC on port 4000. Run pods
 # use the same image with Dagster's own `dagster api execute_run` command.
 EXPOSE 4000
-CMD ["dagster", "code-server", "start", "--module-name", "orchestration.definitions", "--host", "0.0.0.0", "--port", "4000"]
+CMD ["dagster", "code-server", "start", "--module-name", "orchestration.service.definitions", "--host", "0.0.0.0", "--port", "4000"]

@@ -49,7 +49,7 @@ format-sql: $(STAMP)
 
 # the README's environment table and list of documents, and docs/architecture.md's asset graph
 docs: $(STAMP)
-	$(BIN)/python -m orchestration.generated_docs
+	$(BIN)/python -m orchestration.service.generated_docs
 
 bench: $(STAMP)
 	$(BIN)/python -m bench

@@ -34,7 +34,7 @@ def _one_run(dataset: Path, report_runs: int = 0) -> dict:
         env = {**os.environ, "PRWEEKLY_HOME": str(home)}
         env.pop("DAGSTER_HOME", None)
         command = [
-            *(sys.executable, "-m", "orchestration.cli", "build"),
+            *(sys.executable, "-m", "orchestration.service.cli", "build"),
             *("--repo", REPO, "--week", FIRST_WEEK, "--to", LAST_WEEK),
             *("--source", f"file:{dataset}"),
         ]

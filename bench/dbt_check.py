@@ -183,7 +183,7 @@ def build_sample(home: Path) -> float:
     for name in ("PRWEEKLY_SOURCE", "GITHUB_TOKEN", "DAGSTER_HOME", "PRWEEKLY_LAKE_URI"):
         env.pop(name, None)
     first, last = SAMPLE_WEEKS
-    command = [sys.executable, "-m", "orchestration.cli", "build", "--repo", SAMPLE_REPO]
+    command = [sys.executable, "-m", "orchestration.service.cli", "build", "--repo", SAMPLE_REPO]
     command += ["--week", first, "--to", last, "--source", f"file:{SAMPLE}"]
     began = time.perf_counter()
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)

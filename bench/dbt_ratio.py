@@ -51,7 +51,7 @@ def verl_home(dataset: Path = DEFAULT_DATASET, log=print) -> Path:
         env = {**os.environ, "PRWEEKLY_HOME": str(home)}
         for name in ("DAGSTER_HOME", "PRWEEKLY_SOURCE", "PRWEEKLY_LAKE_URI", "GITHUB_TOKEN"):
             env.pop(name, None)
-        command = [sys.executable, "-m", "orchestration.cli", "build", "--repo", VERL_REPO]
+        command = [sys.executable, "-m", "orchestration.service.cli", "build", "--repo", VERL_REPO]
         command += ["--week", FIRST_WEEK, "--to", LAST_WEEK, "--source", f"file:{dataset}"]
         subprocess.run(command, env=env, check=True, capture_output=True)
         marker.write_text(json.dumps({"when": datetime.now(UTC).isoformat()}))
@@ -71,11 +71,11 @@ def step_dbt(home: Path, database: Path, work: Path, select: str = "") -> dict:
 def step_week(home: Path, warehouse: Path, repo: str, week: date) -> dict:
     """The runner's one-week run of every incremental model on the warehouse it built."""
     from orchestration.config import SQL_DIR
-    from orchestration.lake_sources import lake_sources
-    from orchestration.modelled_weeks import record_every_week
+    from orchestration.database import connect, relation_exists
+    from orchestration.lake.model_sources import lake_sources
     from orchestration.models.project import load_project
     from orchestration.run_scope import RunScope
-    from orchestration.warehouse import connect, relation_exists
+    from orchestration.warehouse.modelled_weeks import record_every_week
 
     project = load_project(SQL_DIR)
     lake = home / "lake"

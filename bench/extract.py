@@ -14,8 +14,8 @@ from datetime import UTC, datetime, timedelta
 from itertools import pairwise
 from pathlib import Path
 
-from orchestration.emulator import Emulator
-from orchestration.sources.github import GitHubSource
+from orchestration.extract.sources.github import GitHubSource
+from orchestration.testing.github_emulator import Emulator
 from orchestration.weeks import monday_of
 
 DEFAULT_DATASET = (

@@ -43,10 +43,10 @@ FOCUS_WEEK = date(2026, 7, 20)  # 2026-W30, checked by name for verl
 def write_lake(dataset: Path, repo: str, lake: Path) -> int:
     """The dataset's whole history as the extract writes it: one Parquet file a week (empty
     for a quiet one), and the week of the first PR, so the history is known to be complete."""
-    from orchestration.history import write_origin
-    from orchestration.lake import write_partition
-    from orchestration.sources.file import FileSource
-    from orchestration.sources.nodes import to_row
+    from orchestration.extract.history import write_origin
+    from orchestration.extract.sources.file import FileSource
+    from orchestration.extract.sources.nodes import to_row
+    from orchestration.lake.layout import write_partition
     from orchestration.weeks import weeks_between
 
     weeks: dict[date, list[dict]] = defaultdict(list)
@@ -63,7 +63,7 @@ def write_lake(dataset: Path, repo: str, lake: Path) -> int:
 def build(home: Path, datasets: dict[str, Path]) -> duckdb.DuckDBPyConnection:
     """Every model over the datasets' lake, from an empty warehouse; returns its connection."""
     from orchestration.config import SQL_DIR
-    from orchestration.lake_sources import lake_sources
+    from orchestration.lake.model_sources import lake_sources
     from orchestration.models.build import build as build_models
     from orchestration.models.project import load_project
 

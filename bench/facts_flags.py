@@ -52,10 +52,10 @@ def datasets() -> dict[str, Path]:
 def write_lake(home: Path, repo: str, dataset: Path) -> int:
     """Every PR of `dataset` into the lake, one file per week from its first week to its last,
     and the week of the first PR, as the extract records it for a file."""
-    from orchestration.history import write_origin
-    from orchestration.lake import write_partition
-    from orchestration.sources.file import FileSource
-    from orchestration.sources.nodes import to_row
+    from orchestration.extract.history import write_origin
+    from orchestration.extract.sources.file import FileSource
+    from orchestration.extract.sources.nodes import to_row
+    from orchestration.lake.layout import write_partition
     from orchestration.weeks import weeks_between
 
     source = FileSource(dataset)
@@ -73,10 +73,10 @@ def write_lake(home: Path, repo: str, dataset: Path) -> int:
 def build_models(home: Path) -> Path:
     """Every model from an empty warehouse over the lake, through the model runner."""
     from orchestration.config import SQL_DIR
-    from orchestration.lake_sources import lake_sources
+    from orchestration.database import connect
+    from orchestration.lake.model_sources import lake_sources
     from orchestration.models.build import build
     from orchestration.models.project import load_project
-    from orchestration.warehouse import connect
 
     project = load_project(SQL_DIR)
     warehouse = home / "warehouse.duckdb"

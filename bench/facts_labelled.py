@@ -62,9 +62,9 @@ def labelled_weeks(labels: list[dict], prs: dict[int, dict], history: int) -> se
 
 def write_weeks(lake: Path, repo: str, dataset: Path, weeks: set[date]) -> int:
     """The dataset's PRs of `weeks` into the lake, one file per week (empty for a quiet one)."""
-    from orchestration.lake import write_partition
-    from orchestration.sources.file import FileSource
-    from orchestration.sources.nodes import to_row
+    from orchestration.extract.sources.file import FileSource
+    from orchestration.extract.sources.nodes import to_row
+    from orchestration.lake.layout import write_partition
 
     rows: dict[date, list[dict]] = defaultdict(list)
     far = datetime(2000, 1, 1, tzinfo=UTC), datetime(2100, 1, 1, tzinfo=UTC)
@@ -81,8 +81,8 @@ def build(home: Path, labels: list[dict], log=print) -> tuple[duckdb.DuckDBPyCon
     """The warehouse over the labelled weeks of every repository at hand, and the PR bodies of
     the labelled PRs by (repo, number)."""
     from orchestration.config import SQL_DIR
-    from orchestration.history import history_weeks
-    from orchestration.lake_sources import lake_sources
+    from orchestration.extract.history import history_weeks
+    from orchestration.lake.model_sources import lake_sources
     from orchestration.models.build import build as build_models
     from orchestration.models.project import load_project
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import yaml
 
 from bench.probe import DRIVER, FIRST, LAST, PRWEEKLY, REPO, ROOT, SAMPLE, Broke, Home, Probe
-from orchestration.emulator import Emulator, Fault
+from orchestration.testing.github_emulator import Emulator, Fault
 
 sys.path.insert(0, str(ROOT / "tests"))
 from delivery_receivers import DroppingSmtpServer, SlackReceiver

@@ -2,7 +2,7 @@
 
 `python -m bench.generate --repos 1000 --weeks 100 --prs 10 --home DIR` writes
 `DIR/lake/raw/pull_requests/repo=<o>__<n>/week=<date>/data.parquet` with the lake's own schema
-(`orchestration.lake.PULL_REQUEST_SCHEMA`), the way the `raw_pull_requests` asset would. The
+(`orchestration.lake.layout.PULL_REQUEST_SCHEMA`), the way the `raw_pull_requests` asset would. The
 same seed gives the same lake, whatever the number of worker processes.
 
 The PRs look like those of real repositories, so every rule of the models has work to do:
@@ -26,7 +26,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from orchestration.lake import PULL_REQUEST_SCHEMA, partition_dir
+from orchestration.lake.layout import PULL_REQUEST_SCHEMA, partition_dir
 
 FIRST_WEEK = date(2024, 1, 1)  # a Monday
 
@@ -236,7 +236,7 @@ def week_of(index: int) -> date:
 
 
 def write_week(lake_dir: Path, rows: list[dict], repo: str, week: date) -> Path:
-    """One partition, as `orchestration.lake.write_partition` lays it out (without its fsync:
+    """One partition, as `orchestration.lake.layout.write_partition` lays it out (without its fsync:
     a generated lake is thrown away, not trusted)."""
     target = partition_dir(lake_dir, repo, week) / "data.parquet"
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -292,7 +292,7 @@ def generate(
 
 
 def _compact_job(args: tuple) -> int:
-    from orchestration.compaction import compact_repository
+    from orchestration.lake.compaction import compact_repository
 
     lake_dir, repo = args
     return compact_repository(lake_dir, repo, min_new_weeks=1)

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from bench.probe import LAST, REPO, SAMPLE, Broke, Home, Probe
-from orchestration.emulator import Emulator, Fault
+from orchestration.testing.github_emulator import Emulator, Fault
 
 TOKEN = "probe-token-0123456789"
 

@@ -44,7 +44,7 @@ def _build(home: Path, week: str) -> dict:
     for name in ("PRWEEKLY_SOURCE", "GITHUB_TOKEN", "DAGSTER_HOME", "GITHUB_GRAPHQL_URL"):
         env.pop(name, None)
     before, began = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
-    command = [sys.executable, "-m", "orchestration.cli", "build", "--all", "--week", week]
+    command = [sys.executable, "-m", "orchestration.service.cli", "build", "--all", "--week", week]
     done = subprocess.run(command, env=env, capture_output=True, text=True, cwd=ROOT)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:

@@ -38,10 +38,10 @@ def _rows(conn, repos: list[str]) -> list[tuple]:
 def run(repos: int, weeks: int, history: int, prs: int, sample: int, log=print) -> dict:
     from bench.generate import generate_repo, repo_names, week_of
     from orchestration.config import SQL_DIR
-    from orchestration.lake_sources import lake_sources
+    from orchestration.database import connect
+    from orchestration.lake.model_sources import lake_sources
     from orchestration.models.project import load_project
     from orchestration.run_scope import RunScope
-    from orchestration.warehouse import connect
 
     home, generated, _ = ensure_lake(repos, history, prs, log)
     base = WORK_DIR / f"monday-{repos}x{history}x{prs}.duckdb"

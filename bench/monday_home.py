@@ -118,9 +118,9 @@ def _record_modelled(warehouse: Path, lake: Path) -> None:
     """The weeks every model holds, as a year of weekly runs would have recorded them (the
     kept warehouse was built in one pass, outside Dagster)."""
     from orchestration.config import SQL_DIR
-    from orchestration.modelled_weeks import record_every_week
+    from orchestration.database import connect
     from orchestration.models.project import load_project
-    from orchestration.warehouse import connect
+    from orchestration.warehouse.modelled_weeks import record_every_week
 
     with connect(warehouse) as conn:
         record_every_week(conn, load_project(SQL_DIR), lake)
@@ -133,7 +133,7 @@ def fresh_home(
     registered with the default source (GitHub), and no Dagster history yet. With `group`, the
     repositories are one group of that name; with "" there is no group (`groups: []`); with
     None, one group per owner (the file has no `groups:`)."""
-    from orchestration.repositories import Repository, save_repositories
+    from orchestration.repositories.registry import Repository, save_repositories
 
     home = WORK_DIR / f"monday-run-{name}"
     shutil.rmtree(home, ignore_errors=True)
@@ -157,13 +157,13 @@ def report_last_week(settings, repos: list[str], week) -> None:
 
     import pyarrow.parquet as pq
 
-    from orchestration.compaction import compact_repository
-    from orchestration.lake import partition_dir, write_partition
+    from orchestration.extract.sources import WeekCount
+    from orchestration.lake.compaction import compact_repository
+    from orchestration.lake.layout import partition_dir, write_partition
     from orchestration.report.publisher import save_new_editions
     from orchestration.report.write import write_reports_shared
     from orchestration.run_scope import RunScope
     from orchestration.site.build import build_site
-    from orchestration.sources import WeekCount
 
     counted_at = datetime.combine(week + timedelta(days=7), clock(6), tzinfo=UTC)
     for repo in repos:

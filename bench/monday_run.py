@@ -67,8 +67,8 @@ def _execute_tick(monday: datetime) -> None:
     import dagster as dg
 
     from orchestration.config import load_settings
-    from orchestration.definitions import defs
-    from orchestration.instance import get_instance
+    from orchestration.service.definitions import defs
+    from orchestration.service.instance import get_instance
 
     instance = get_instance(load_settings())
     schedule = defs.resolve_schedule_def("weekly_report_schedule")
@@ -94,7 +94,7 @@ def _phases() -> dict:
     import dagster as dg
 
     from orchestration.config import load_settings
-    from orchestration.instance import get_instance
+    from orchestration.service.instance import get_instance
 
     instance = get_instance(load_settings())
     phases: dict[str, float] = {}
@@ -144,8 +144,8 @@ def _setup(reported: str) -> None:
 
     from bench.monday_home import report_last_week
     from orchestration.config import load_settings
-    from orchestration.dagster_run import register_repo
-    from orchestration.repositories import load_repositories
+    from orchestration.repositories.registry import load_repositories
+    from orchestration.service.dagster_run import register_repo
 
     settings = load_settings()
     repos = [repo.repo for repo in load_repositories(settings.home)]
@@ -160,7 +160,7 @@ def _child(case: str, first: str, last: str) -> None:
         monday = datetime.fromisoformat(last).replace(tzinfo=UTC) + timedelta(days=7, hours=6)
         _execute_tick(monday)
     else:
-        from orchestration.cli import main
+        from orchestration.service.cli import main
 
         if main(["build", "--all", "--week", first, "--to", last]) != 0:
             raise SystemExit("prweekly build --all failed")
@@ -189,7 +189,7 @@ def run_case(
     """One case in a fresh home and process; the emulator serves the weeks it reads."""
     from bench.generate import repo_names, week_of
     from bench.monday_home import base_home, fresh_home, github_nodes
-    from orchestration.emulator import Emulator
+    from orchestration.testing.github_emulator import Emulator
 
     names = repo_names(repos)
     lake, warehouse = base_home(repos, history, prs, log)

@@ -136,7 +136,7 @@ def _text(entry: dict, place: str) -> str:
 
 
 def _build(dataset: Path) -> None:
-    from orchestration.cli import main
+    from orchestration.service.cli import main
 
     args = ["build", "--repo", REPO, "--week", FIRST_WEEK, "--to", LAST_WEEK]
     with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
@@ -158,8 +158,8 @@ def _spread(values: list[int]) -> dict:
 
 def measure(dataset: Path) -> dict:
     """Requests and prompt sizes of the whole verl history at the emulator, cold and warm."""
-    from orchestration.llm_emulator import LlmEmulator
     from orchestration.narrative.client import estimate_tokens
+    from orchestration.testing.llm_emulator import LlmEmulator
 
     home = Path(tempfile.mkdtemp(prefix="prweekly-narrative-"))
     saved = dict(os.environ)

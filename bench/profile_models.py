@@ -66,12 +66,12 @@ def _size_mib(conn, relation: str) -> float | None:
 
 def profile_build(home: Path, warehouse: Path, log=print) -> list[dict]:
     """Every model built in order from an empty warehouse; one row of figures per model."""
-    from orchestration.build_parts import full_build_parts
     from orchestration.config import SQL_DIR
-    from orchestration.lake_sources import lake_sources
+    from orchestration.database import connect
+    from orchestration.lake.model_sources import lake_sources
     from orchestration.models.build import build
     from orchestration.models.project import load_project
-    from orchestration.warehouse import connect
+    from orchestration.warehouse.parts import full_build_parts
 
     project = load_project(SQL_DIR)
     for path in (warehouse, warehouse.with_name(warehouse.name + ".wal")):
@@ -138,12 +138,12 @@ def _walk(node: dict, label: str, out: list) -> None:
 def explain(warehouse: Path, home: Path, name: str, top: int = 25, log=print) -> None:
     """The model's full-build SQL under DuckDB's profiler: its costliest operators."""
     from orchestration.config import SQL_DIR
-    from orchestration.lake_sources import lake_sources
+    from orchestration.database import connect
+    from orchestration.lake.model_sources import lake_sources
     from orchestration.models.functions import register_functions
     from orchestration.models.project import load_project
     from orchestration.models.render import render
     from orchestration.models.sources import BuildContext
-    from orchestration.warehouse import connect
 
     project = load_project(SQL_DIR)
     model = project.models[name]
@@ -251,12 +251,12 @@ def profile_ctes(warehouse: Path, home: Path, name: str, threads: int = 1, log=p
     """Each CTE of the model's full-build SQL materialised in turn as a temporary table (so
     each is timed alone), CPU on `threads` threads."""
     from orchestration.config import SQL_DIR
-    from orchestration.lake_sources import lake_sources
+    from orchestration.database import connect
+    from orchestration.lake.model_sources import lake_sources
     from orchestration.models.functions import register_functions
     from orchestration.models.project import load_project
     from orchestration.models.render import render
     from orchestration.models.sources import BuildContext
-    from orchestration.warehouse import connect
 
     project = load_project(SQL_DIR)
     model = project.models[name]

@@ -54,11 +54,11 @@ class Reader(threading.Thread):
     def run(self) -> None:
         import duckdb
 
-        from orchestration.locks import acquire_lock, release_lock
+        from orchestration.storage import acquire_lock, release_lock
 
         path = self.home / "warehouse.duckdb"
         while not self.stop.is_set():
-            if path.exists():  # as orchestration.warehouse.connect reads, the lock timed apart
+            if path.exists():  # as orchestration.database.connect reads, the lock timed apart
                 asked = time.monotonic()
                 fd = acquire_lock(path.with_name(path.name + ".lock"), exclusive=False)
                 waited = time.monotonic() - asked
@@ -105,8 +105,8 @@ def report_read(home: Path, week: str):
     load after it is the report's own work, not a wait)."""
     from datetime import date
 
+    from orchestration.database import connect
     from orchestration.report.queries import load_week
-    from orchestration.warehouse import connect
 
     def read() -> float | None:
         path = home / "warehouse.duckdb"
@@ -152,7 +152,7 @@ def _build(home: Path, dataset: Path, first: str, last: str) -> dict:
     env = {**os.environ, "PRWEEKLY_HOME": str(home)}
     env.pop("DAGSTER_HOME", None)
     command = [
-        *(sys.executable, "-m", "orchestration.cli", "build", "--repo", REPO),
+        *(sys.executable, "-m", "orchestration.service.cli", "build", "--repo", REPO),
         *("--week", first, "--to", last, "--source", f"file:{dataset}"),
     ]
     began = time.perf_counter()

@@ -49,7 +49,7 @@ def _build(repo: str, dataset: Path, home: Path) -> None:
     for name in ("DAGSTER_HOME", "PRWEEKLY_SOURCE", "PRWEEKLY_LAKE_URI", "PRWEEKLY_REPORTS_URI"):
         env.pop(name, None)
     command = [
-        *(sys.executable, "-m", "orchestration.cli", "build", "--repo", repo),
+        *(sys.executable, "-m", "orchestration.service.cli", "build", "--repo", repo),
         *("--week", first.isoformat(), "--to", last.isoformat(), "--source", f"file:{dataset}"),
     ]
     began = time.perf_counter()

@@ -5,7 +5,7 @@ then reuses) a lake of repositories × weeks × PRs under `bench/.work/` and mea
 fresh child process so that peak memory (`ru_maxrss`) belongs to the step alone:
 
 - **compact**: each repository's weeks into one file, as the extract keeps them over time
-  (`orchestration/compaction.py`), timed once after generating;
+  (`orchestration/lake/compaction.py`), timed once after generating;
 - **build**: every SQL model in dependency order over the whole lake, from an empty warehouse
   (seeds loaded, incremental models built from scratch), through the model runner that the
   Dagster assets call (`orchestration.models.build.build`); then once more from the week
@@ -72,7 +72,7 @@ def ensure_lake(repos: int, weeks: int, prs: int, log=print) -> tuple[Path, dict
 @contextmanager
 def week_files_only(home: Path) -> Iterator[None]:
     """The lake as an older prweekly left it: its compacted copies moved aside for a while."""
-    from orchestration.lake import COMPACTED_DIR
+    from orchestration.lake.layout import COMPACTED_DIR
 
     copies = home.joinpath("lake", *COMPACTED_DIR)
     aside = home / "compacted-aside"
@@ -102,12 +102,12 @@ def step_build(home: Path, warehouse: Path, week_files: bool = False) -> dict:
     if week_files:
         with week_files_only(home):
             return step_build(home, warehouse)
-    from orchestration.build_parts import full_build_parts
     from orchestration.config import SQL_DIR
-    from orchestration.lake_sources import lake_sources
+    from orchestration.database import connect
+    from orchestration.lake.model_sources import lake_sources
     from orchestration.models.build import build
     from orchestration.models.project import load_project
-    from orchestration.warehouse import connect
+    from orchestration.warehouse.parts import full_build_parts
 
     project = load_project(SQL_DIR)
     for path in (warehouse, warehouse.with_name(warehouse.name + ".wal")):
@@ -130,10 +130,10 @@ def step_build(home: Path, warehouse: Path, week_files: bool = False) -> dict:
 def build_planned(conn, project, lake: Path, run_scopes: list, select: list[str], sources) -> dict:
     """The `select`ed models for `run_scopes` as a Dagster run builds them (rebuild_plan);
     each model's seconds."""
-    from orchestration.modelled_weeks import record_every_week
+    from orchestration.database import relation_exists
     from orchestration.models.build import build
-    from orchestration.rebuild_plan import RebuildPlan
-    from orchestration.warehouse import relation_exists
+    from orchestration.warehouse.modelled_weeks import record_every_week
+    from orchestration.warehouse.rebuild_plan import RebuildPlan
 
     if not relation_exists(conn, "runs.modelled_weeks"):  # a warehouse made by step_build
         record_every_week(conn, project, lake)
@@ -153,11 +153,11 @@ def step_add_week(home: Path, warehouse: Path, repo: str, week_index: int) -> di
     Dagster run does (the week, the history no model has built, any later week extracted)."""
     from bench.generate import generate_repo, week_of
     from orchestration.config import SQL_DIR
-    from orchestration.lake_sources import lake_sources
-    from orchestration.modelled_weeks import record_every_week
+    from orchestration.database import connect, relation_exists
+    from orchestration.lake.model_sources import lake_sources
     from orchestration.models.project import load_project
     from orchestration.run_scope import RunScope
-    from orchestration.warehouse import connect, relation_exists
+    from orchestration.warehouse.modelled_weeks import record_every_week
 
     project = load_project(SQL_DIR)
     week = week_of(week_index)
@@ -201,9 +201,9 @@ def step_add_week(home: Path, warehouse: Path, repo: str, week_index: int) -> di
 
 def step_report(warehouse: Path, repo: str, week: date, runs: int) -> dict:
     """`load_week` plus every file of the week's report, rendered in memory."""
+    from orchestration.database import connect
     from orchestration.report.queries import load_week
     from orchestration.report.render import render_week
-    from orchestration.warehouse import connect
 
     times = []
     with connect(warehouse, read_only=True) as conn:

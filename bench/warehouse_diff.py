@@ -60,12 +60,12 @@ def write_lakes(home: Path, log=print) -> None:
 
 def build_all(home: Path, out: Path, part_prs: int | None = None) -> dict:
     """Every model from an empty warehouse at `out`; the seconds of each. With `part_prs`,
-    in parts of about that many PRs (orchestration/build_parts.py), if the code has them."""
+    in parts of about that many PRs (orchestration/warehouse/parts.py), if the code has them."""
     import duckdb
 
     import orchestration
     from orchestration.config import SQL_DIR
-    from orchestration.lake_sources import lake_sources
+    from orchestration.lake.model_sources import lake_sources
     from orchestration.models.build import build
     from orchestration.models.project import load_project
 
@@ -77,7 +77,7 @@ def build_all(home: Path, out: Path, part_prs: int | None = None) -> dict:
     try:
         parted = {}
         if part_prs:
-            from orchestration.build_parts import full_build_parts
+            from orchestration.warehouse.parts import full_build_parts
 
             parted = {"parts": full_build_parts(project, part_prs)}
         sources = lake_sources(home / "lake", home)

@@ -3,7 +3,7 @@
 
 dbt renders `{{ source('github', 'pull_requests') }}` as the relation `github.pull_requests`.
 When dbt first opens the DuckDB file, this plugin asks the runner's own source hooks
-(`orchestration/lake_sources.py`) what each source declared in `sql/sources.yml` reads, as a
+(`orchestration/lake/model_sources.py`) what each source declared in `sql/sources.yml` reads, as a
 full build reads it (the compacted copies and the week files they leave out, the history
 files, the settings of `repositories.yml`), and keeps the answer as a view of that name. The
 lake's layout and its guards stay written once, in Python; nothing here names a source, a
@@ -23,7 +23,7 @@ from dbt.adapters.duckdb.plugins import BasePlugin
 from duckdb import DuckDBPyConnection
 
 from orchestration.config import SQL_DIR, load_settings
-from orchestration.lake_sources import lake_sources
+from orchestration.lake.model_sources import lake_sources
 from orchestration.models.functions import declared_functions
 from orchestration.models.project import Project, load_project
 from orchestration.models.render import sql_string

@@ -6,10 +6,26 @@ import difflib
 import os
 import re
 from dataclasses import dataclass
+from importlib.resources import files
 from pathlib import Path
 
-from orchestration.project_files import project_root
 from orchestration.storage import Location, location
+
+PACKAGE_DIR = Path(str(files("orchestration")))
+PACKAGED_ROOT = PACKAGE_DIR / "_project"  # only in an installed wheel
+SOURCE_ROOT = PACKAGE_DIR.parent  # a checkout, or an editable install of one
+
+
+def project_root() -> Path:
+    """The folder holding `sql/`, `reports/` and `workspace.yaml`: the wheel's copy when
+    this package was installed from one, else the source tree it is imported from."""
+    return PACKAGED_ROOT if (PACKAGED_ROOT / "sql").is_dir() else SOURCE_ROOT
+
+
+def project_file(*parts: str) -> Path:
+    """A path under the project root, e.g. `project_file("sql", "seeds")`."""
+    return project_root().joinpath(*parts)
+
 
 PROJECT_DIR = project_root()  # the source tree, or the installed wheel's copy of its files
 SQL_DIR = PROJECT_DIR / "sql"
@@ -238,3 +254,7 @@ def _float_env(name: str, default: float, positive: bool = False) -> float:
     if positive and not value > 0:  # also refuses nan
         raise UsageError(f"{name}={raw!r} must be more than 0 seconds")
     return value
+
+
+class SourceDataError(ValueError):
+    """A record that cannot be trusted; the partition fails instead of storing a guess."""

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from orchestration.locks import file_lock
+from orchestration.storage import file_lock
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -133,7 +133,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def build_sample(week: str, to: str | None = None) -> int:
     """`prweekly build` of the bundled sample repository from its file, in this process."""
-    from orchestration.cli import main
+    from orchestration.service.cli import main
 
     weeks = ["--week", week, *(["--to", to] if to else [])]
     return main(["build", "--repo", "acme/rocket", *weeks, "--source", f"file:{SAMPLE_DATASET}"])
@@ -141,7 +141,7 @@ def build_sample(week: str, to: str | None = None) -> int:
 
 def _built_home(root: Path, repo: str, first: str, last: str, dataset: Path) -> Path:
     """`prweekly build` of a range from a file into a fresh PRWEEKLY_HOME under `root`."""
-    from orchestration.cli import main
+    from orchestration.service.cli import main
 
     home = root / "home"
     with pytest.MonkeyPatch.context() as mp:

@@ -6,9 +6,9 @@ from collections import defaultdict
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from orchestration.lake import write_partition
-from orchestration.sources.github import GitHubSource
-from orchestration.sources.nodes import to_row
+from orchestration.extract.sources.github import GitHubSource
+from orchestration.extract.sources.nodes import to_row
+from orchestration.lake.layout import write_partition
 
 REPO = "octo-org/demo"
 TOKEN = "ghp_FAKEtoken_never_print_me_0123456789"

@@ -12,7 +12,7 @@ import dagster as dg
 import duckdb
 import pytest
 
-from orchestration.cli import main
+from orchestration.service.cli import main
 from tests.conftest import SAMPLE_DATASET, build_sample
 
 SAMPLE_WEEKS = ["2026-06-29", "2026-07-06", "2026-07-13", "2026-07-20"]

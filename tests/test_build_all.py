@@ -10,8 +10,8 @@ from pathlib import Path
 
 import duckdb
 
-from orchestration.cli import main
-from orchestration.dagster_run import blocks_of
+from orchestration.service.cli import main
+from orchestration.service.dagster_run import blocks_of
 from tests.conftest import SAMPLE_DATASET
 
 FACTS = "select * from marts.fct_pull_requests order by repo, number"

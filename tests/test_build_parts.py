@@ -1,4 +1,5 @@
-"""The parts a build of every model over a big history is made in (orchestration/build_parts)."""
+"""The parts a build of every model over a big history is made in
+(orchestration/warehouse/parts)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,10 @@ from datetime import date
 
 import duckdb
 
-from orchestration.build_parts import full_build_parts
 from orchestration.config import SQL_DIR
 from orchestration.models.project import load_project
 from orchestration.models.scope import Scope
+from orchestration.warehouse.parts import full_build_parts
 
 
 def test_repositories_in_name_order_make_parts_of_at_most_part_prs() -> None:

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from orchestration import cli
-from orchestration.cli import main
-from orchestration.emulator.faults import Fault
+from orchestration.service import cli
+from orchestration.service.cli import main
+from orchestration.testing.github_emulator.faults import Fault
 from orchestration.weeks import weeks_between
 from tests.conftest import ROOT
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from orchestration.cli import main
+from orchestration.service.cli import main
 from tests.conftest import SAMPLE_DATASET
 
 PRWEEKLY = str(Path(sys.executable).with_name("prweekly"))
@@ -109,9 +109,9 @@ def test_the_narrative_docs_example_after_the_demo_records_no_new_source(
     demo that recorded `github` had the example quietly switch the schedule's source)."""
     import re
 
-    from orchestration import cli
-    from orchestration.repositories import record_build, source_of
-    from orchestration.sources import parse_source
+    from orchestration.extract.sources import parse_source
+    from orchestration.repositories.registry import record_build, source_of
+    from orchestration.service import cli
     from tests.conftest import ROOT
 
     asked: dict = {}

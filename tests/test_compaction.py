@@ -12,15 +12,15 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from orchestration.compaction import compact_repository, copies_dir
-from orchestration.compaction import plan_full_read as plan_with
 from orchestration.config import SQL_DIR
-from orchestration.lake import write_partition
-from orchestration.lake_files import list_week_files
-from orchestration.lake_sources import lake_sources
+from orchestration.extract.sources.nodes import to_row
+from orchestration.lake.compaction import compact_repository, copies_dir
+from orchestration.lake.compaction import plan_full_read as plan_with
+from orchestration.lake.files import list_week_files
+from orchestration.lake.layout import write_partition
+from orchestration.lake.model_sources import lake_sources
 from orchestration.models.build import build
 from orchestration.models.project import load_project
-from orchestration.sources.nodes import to_row
 from tests.conftest import SAMPLE_DATASET
 
 WEEKS = [date(2026, 6, 29), date(2026, 7, 6), date(2026, 7, 13), date(2026, 7, 20)]
@@ -162,7 +162,7 @@ def test_a_damaged_or_foreign_copy_is_ignored_and_replaced(tmp_path: Path, conte
 def test_the_cli_compacts_every_repository_of_the_lake(
     home: Path, capsys: pytest.CaptureFixture
 ) -> None:
-    from orchestration.cli import main
+    from orchestration.service.cli import main
 
     assert main(["compact"]) == 0
     assert "holds no week files yet" in capsys.readouterr().out
@@ -182,7 +182,7 @@ def test_a_full_build_lists_the_lake_and_checks_its_copies_once(
 ) -> None:
     """Both staging models read the lake's listing: at a million PRs each listing is 100,000
     week files, so one build lists it once, and checks each copy once."""
-    from orchestration import lake_reader
+    from orchestration.lake import reader as lake_reader
 
     lake = tmp_path / "lake"
     write_sample(lake, "acme/rocket")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from orchestration.cli import main
+from orchestration.service.cli import main
 
 DELIVER_TWICE = """\
 repositories:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from orchestration.definitions import defs, project
+from orchestration.service.definitions import defs, project
 
 ROOT = Path(__file__).resolve().parents[1]
 

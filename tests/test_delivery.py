@@ -19,12 +19,12 @@ import yaml
 from delivery_receivers import SlackReceiver, SmtpReceiver
 from test_reliability_secrets import event_log, everything_under
 
-from orchestration.cli import main
 from orchestration.config import UsageError, load_settings
 from orchestration.delivery import send
-from orchestration.delivery.targets import parse_deliver
-from orchestration.emulator import Emulator
-from orchestration.instance import get_instance
+from orchestration.repositories.targets import parse_deliver
+from orchestration.service.cli import main
+from orchestration.service.instance import get_instance
+from orchestration.testing.github_emulator import Emulator
 from tests.conftest import SAMPLE_DATASET
 
 # the SMTP server takes a login without TLS on loopback, as the client allows only there
@@ -221,7 +221,7 @@ def test_a_scheduled_run_finds_a_pr_that_search_indexed_late(
 ) -> None:
     """The Monday run reads the week before again; with send_corrections the corrected edition
     goes out."""
-    from orchestration.definitions import defs
+    from orchestration.service.definitions import defs
 
     now = [datetime(2026, 7, 20, 6, tzinfo=UTC).timestamp()]
     slack = SlackReceiver("/services/T0/B0/late")

@@ -23,9 +23,14 @@ from orchestration.delivery import send, transport
 from orchestration.delivery.edition import Edition
 from orchestration.delivery.ledger import Sent
 from orchestration.delivery.limits import GITHUB_BODY_CHARS, fit_markdown
-from orchestration.delivery.targets import DeliverySettings, EmailTarget, GitHubTarget, SlackTarget
-from orchestration.emulator import Emulator
-from orchestration.emulator.faults import Fault
+from orchestration.repositories.targets import (
+    DeliverySettings,
+    EmailTarget,
+    GitHubTarget,
+    SlackTarget,
+)
+from orchestration.testing.github_emulator import Emulator
+from orchestration.testing.github_emulator.faults import Fault
 
 pytestmark = pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiring TLS")
 REPO, WEEK = "acme/rocket", date(2024, 6, 3)

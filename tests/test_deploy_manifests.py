@@ -108,7 +108,7 @@ def test_the_image_command_serves_the_code_location(tmp_path: Path) -> None:
         except subprocess.TimeoutExpired:
             os.killpg(server.pid, signal.SIGKILL)
             server.wait()
-    assert module == "orchestration.definitions"
+    assert module == "orchestration.service.definitions"
 
 
 def test_the_manifests_hold_every_name_the_instance_configuration_refers_to() -> None:

@@ -82,7 +82,7 @@ def test_a_build_on_the_object_store_writes_the_same_reports_as_on_disk(
     assert len(weeks) == 32 and [n for n in weeks if stored[n] != local[n]] == []
 
     # The warehouse's views read the lake on the store too, through any prweekly connection.
-    from orchestration.warehouse import connect
+    from orchestration.database import connect
 
     with connect(home / "warehouse.duckdb", read_only=True) as conn:
         rows = conn.execute("select count(*) from staging.stg_pull_requests").fetchone()
@@ -96,9 +96,9 @@ def test_a_copy_on_the_store_is_checked_by_etag_not_by_time_stamp(built: tuple[s
     with the same size is read from its own object, whatever its time stamp."""
     import boto3
 
-    from orchestration.compaction import _manifest, plan_full_read
     from orchestration.config import load_settings
-    from orchestration.lake_files import list_week_files
+    from orchestration.lake.compaction import _manifest, plan_full_read
+    from orchestration.lake.files import list_week_files
     from orchestration.storage import filesystem_of
 
     lake_dir = load_settings().lake_dir

@@ -59,10 +59,10 @@ print(json.dumps({
 def test_runs_materialisations_partitions_and_checks_land_in_postgres(
     postgres: Postgres, home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from orchestration.cli import main
     from orchestration.config import load_settings
-    from orchestration.definitions import defs
-    from orchestration.instance import get_instance
+    from orchestration.service.cli import main
+    from orchestration.service.definitions import defs
+    from orchestration.service.instance import get_instance
 
     for name, value in postgres.env().items():
         monkeypatch.setenv(name, value)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from orchestration import generated_docs
+from orchestration.service import generated_docs
 from tests.conftest import ROOT
 
 README = ROOT / "README.md"
@@ -24,7 +24,7 @@ def test_the_generated_parts_match_the_code() -> None:
 
 def test_the_environment_table_and_the_asset_graph_name_everything() -> None:
     from orchestration.config import ENVIRONMENT
-    from orchestration.definitions import defs
+    from orchestration.service.definitions import defs
 
     readme = README.read_text(encoding="utf-8")
     assert all(f"| `{v.name}` |" in readme for v in ENVIRONMENT)

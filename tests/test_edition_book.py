@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import date, datetime, timedelta
 
-from orchestration.edition_book import EditionBook
-from orchestration.editions import changes_between
+from orchestration.report.edition_book import EditionBook
+from orchestration.report.editions import changes_between
 
 W1, W2 = date(2026, 7, 13), date(2026, 7, 20)
 T0 = datetime(2026, 7, 20, 6, 0)
@@ -70,7 +70,7 @@ def test_the_next_week_lists_corrections_made_since_last_weeks_report() -> None:
 def test_editions_are_stored_once_and_read_back_whole() -> None:
     import duckdb
 
-    from orchestration.editions import read_editions, save_editions
+    from orchestration.report.editions import read_editions, save_editions
 
     book = EditionBook("o/r", [])
     book.record(W1, "en", "a", A, None, T0)

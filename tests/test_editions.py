@@ -10,8 +10,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from orchestration.cli import main
-from orchestration.editions import content_sha256
+from orchestration.report.editions import content_sha256
+from orchestration.service.cli import main
 
 W29, W30 = "2026-07-13", "2026-07-20"
 FIRST_MERGE = "2026-06-01"  # the subset starts here: history enough for trends, a quick build

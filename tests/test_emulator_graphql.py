@@ -9,8 +9,8 @@ import httpx
 import pytest
 from github_fakes import REPO, FakeClock, make_pr, week_of_prs
 
-from orchestration.emulator import Emulator, main
-from orchestration.emulator.faults import Fault, Faults, parse_fault_spec
+from orchestration.testing.github_emulator import Emulator, main
+from orchestration.testing.github_emulator.faults import Fault, Faults, parse_fault_spec
 
 MONDAY = datetime(2026, 7, 20, tzinfo=UTC)
 SEARCH = f"repo:{REPO} is:pr is:merged merged:2026-07-20T00:00:00Z..2026-07-26T23:59:59Z"

@@ -11,8 +11,8 @@ from graphql import parse, validate
 from test_github_schema import github_schema
 
 from orchestration.delivery.github_post import DOCUMENTS
-from orchestration.emulator import Emulator
-from orchestration.emulator.resolvers import build
+from orchestration.testing.github_emulator import Emulator
+from orchestration.testing.github_emulator.resolvers import build
 
 MONDAY = datetime(2026, 7, 20, tzinfo=UTC)
 OWNER, NAME = REPO.split("/")

@@ -161,6 +161,6 @@ def test_the_layer_sits_below_everything_that_writes() -> None:
         outside = {
             n
             for n in imports(path)
-            if not n.startswith(("orchestration.escaping", "orchestration.control_chars"))
+            if not n.startswith(("orchestration.escaping", "orchestration.text"))
         }
         assert outside == set(), (path.name, outside)

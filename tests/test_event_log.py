@@ -13,8 +13,8 @@ import pytest
 from dagster._core.events.log import EventLogEntry
 
 from orchestration.config import load_settings
-from orchestration.event_log import BatchingSqliteEventLogStorage
-from orchestration.instance import INSTANCE_YAML, OLDER_INSTANCE_YAML, get_instance
+from orchestration.service.event_log import BatchingSqliteEventLogStorage
+from orchestration.service.instance import INSTANCE_YAML, OLDER_INSTANCE_YAML, get_instance
 
 PARTITIONS = dg.StaticPartitionsDefinition([f"p{i:02d}" for i in range(12)])
 SINGLE_RUN = dg.BackfillPolicy.single_run()

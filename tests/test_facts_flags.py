@@ -13,9 +13,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from orchestration.extract.sources.nodes import to_row
 from orchestration.report.queries import load_week
 from orchestration.report.render import render_week
-from orchestration.sources.nodes import to_row
 from tests.test_facts_support import build_models, pr, query
 
 REPO = "acme/flags"
@@ -360,8 +360,8 @@ def test_the_github_and_file_sources_tell_a_cut_list_alike(tmp_path: Path) -> No
     from github_fakes import REPO as GITHUB_REPO
     from github_fakes import FakeClock, make_pr, source_for
 
-    from orchestration.emulator import Emulator
-    from orchestration.sources.file import FileSource
+    from orchestration.extract.sources.file import FileSource
+    from orchestration.testing.github_emulator import Emulator
 
     monday = datetime(2026, 7, 20, tzinfo=UTC)
     node = make_pr(7, monday, files=250)

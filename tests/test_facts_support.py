@@ -12,16 +12,16 @@ from typing import Any
 
 import duckdb
 
-from orchestration.cli import main
 from orchestration.config import SQL_DIR
-from orchestration.history import write_origin
-from orchestration.lake import write_partition
-from orchestration.lake_sources import lake_sources
-from orchestration.models.checks import run_checks
+from orchestration.extract.history import write_origin
+from orchestration.extract.sources.nodes import to_row
+from orchestration.lake.layout import write_partition
+from orchestration.lake.model_sources import lake_sources
 from orchestration.models.project import load_project
 from orchestration.models.run import materialize
 from orchestration.models.seeds import load_seeds
-from orchestration.sources.nodes import to_row
+from orchestration.service.cli import main
+from orchestration.warehouse.checks import run_checks
 from orchestration.weeks import weeks_between
 
 # the risk flags, in their listing order (seeds/risk_flags.csv)

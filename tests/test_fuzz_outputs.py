@@ -28,11 +28,11 @@ import yaml
 from delivery_receivers import SlackReceiver, SmtpReceiver
 from markdown_check import BROADCAST, MENTION, render_markdown
 
-from orchestration.cli import main
 from orchestration.delivery import send
 from orchestration.delivery.limits import GITHUB_BODY_CHARS
-from orchestration.emulator import Emulator
 from orchestration.escaping.xml import xml_forbidden
+from orchestration.service.cli import main
+from orchestration.testing.github_emulator import Emulator
 
 pytestmark = pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiring TLS")
 REPO, SITE = "acme/fuzz", "https://reports.example.com"

@@ -16,9 +16,9 @@ import pyarrow.parquet as pq
 import pytest
 from github_fakes import REPO_ROOT, week_of_prs
 
-from orchestration.cli import main
-from orchestration.emulator import Emulator, Fault
-from orchestration.lake import partition_dir
+from orchestration.lake.layout import partition_dir
+from orchestration.service.cli import main
+from orchestration.testing.github_emulator import Emulator, Fault
 
 SAMPLE = REPO_ROOT / "orchestration" / "sample" / "acme__rocket.jsonl"
 MONDAY = datetime(2026, 7, 20, tzinfo=UTC)

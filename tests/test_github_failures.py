@@ -18,16 +18,16 @@ import pytest
 from github_fakes import REPO, TOKEN, FakeClock, extract, source_for, week_of_prs
 
 from orchestration.config import UsageError, load_settings
-from orchestration.emulator import Emulator, Fault
-from orchestration.sources import open_source
-from orchestration.sources.github import GitHubSource
-from orchestration.sources.github_errors import (
+from orchestration.extract.sources import open_source
+from orchestration.extract.sources.github import GitHubSource
+from orchestration.extract.sources.github_errors import (
     GitHubAuthError,
     GitHubError,
     GitHubNotFoundError,
     GitHubUnavailableError,
     GitHubWaitCeilingError,
 )
+from orchestration.testing.github_emulator import Emulator, Fault
 
 MONDAY = datetime(2026, 7, 20, tzinfo=UTC)
 END = MONDAY + timedelta(weeks=2)
@@ -305,8 +305,8 @@ def test_a_github_that_keeps_trickling_stops_at_the_weeks_deadline(home, monkeyp
 def test_a_deadline_passed_during_a_failing_request_still_names_that_request(home) -> None:
     """On a loaded machine a week's deadline can pass while a request is still failing: the
     error must still say what that request did, not only that no time was left."""
-    from orchestration.sources.github_http import GraphQLClient
-    from orchestration.sources.github_queries import COUNT_QUERY
+    from orchestration.extract.sources.github_http import GraphQLClient
+    from orchestration.extract.sources.github_queries import COUNT_QUERY
 
     readings = iter(0.3 * i for i in range(100))  # every reading of the timer is 0.3 s later
     search = f"repo:{REPO} is:pr is:merged"

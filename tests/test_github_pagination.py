@@ -9,12 +9,12 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from github_fakes import REPO, FakeClock, make_pr, source_for, week_of_prs
 
-from orchestration.emulator import Emulator, Fault
-from orchestration.sources import WeekCount
-from orchestration.sources.github import split_window
-from orchestration.sources.github_counts import Counted, week_counts
-from orchestration.sources.github_errors import GitHubIncompleteError, GitHubResponseError
-from orchestration.sources.nodes import to_row
+from orchestration.extract.sources import WeekCount
+from orchestration.extract.sources.github import split_window
+from orchestration.extract.sources.github_counts import Counted, week_counts
+from orchestration.extract.sources.github_errors import GitHubIncompleteError, GitHubResponseError
+from orchestration.extract.sources.nodes import to_row
+from orchestration.testing.github_emulator import Emulator, Fault
 
 MONDAY = datetime(2026, 7, 20, tzinfo=UTC)
 NEXT = MONDAY + timedelta(days=7)

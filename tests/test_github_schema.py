@@ -8,9 +8,9 @@ import pytest
 from github_fakes import SHARED
 from graphql import build_schema, parse, validate
 
-from orchestration.emulator.limits import analyse
-from orchestration.emulator.resolvers import build
-from orchestration.sources.github_queries import ALL_QUERIES, SEARCH_PAGE
+from orchestration.extract.sources.github_queries import ALL_QUERIES, SEARCH_PAGE
+from orchestration.testing.github_emulator.limits import analyse
+from orchestration.testing.github_emulator.resolvers import build
 
 FULL_SCHEMA = SHARED / "github" / "schema.graphql"
 

@@ -11,9 +11,9 @@ from datetime import UTC, datetime
 import pytest
 from github_fakes import VERL, FakeClock, source_for
 
-from orchestration.emulator import Emulator
-from orchestration.sources.file import FileSource
-from orchestration.sources.nodes import to_row
+from orchestration.extract.sources.file import FileSource
+from orchestration.extract.sources.nodes import to_row
+from orchestration.testing.github_emulator import Emulator
 
 REPO = "verl-project/verl"
 START = datetime(2024, 10, 28, tzinfo=UTC)

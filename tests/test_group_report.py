@@ -21,11 +21,11 @@ import yaml
 from delivery_receivers import SlackReceiver, SmtpReceiver
 from group_crafted import GROUP, REPOS, nodes_of, write_crafted
 
-from orchestration.cli import main
 from orchestration.delivery import send
-from orchestration.emulator import Emulator
 from orchestration.escaping import md_text
 from orchestration.report.text import short_title
+from orchestration.service.cli import main
+from orchestration.testing.github_emulator import Emulator
 from tests.conftest import SAMPLE_DATASET
 from tests.test_report_browser import pytestmark as needs_chromium
 from tests.test_report_terms import misspelt
@@ -251,8 +251,8 @@ def test_group_report_materialised_alone_writes_every_group_s_latest_week(built:
     """As from the Dagster UI: the asset alone, with no partition, reports the latest week."""
     import dagster as dg
 
+    from orchestration.assets import PrweeklyResource
     from orchestration.group.asset import group_report
-    from orchestration.resources import PrweeklyResource
 
     page = built.home / "reports" / "groups" / GROUP / f"{WEEK}.en.md"
     page.unlink()

@@ -10,9 +10,9 @@ import pytest
 from test_config_strict import refusal
 
 from orchestration.group.editions import group_changes
-from orchestration.groups import load_groups
-from orchestration.repositories import Repository, load_repositories, remove, upsert
-from orchestration.repository_settings import load_repository_settings
+from orchestration.repositories.groups import load_groups
+from orchestration.repositories.registry import Repository, load_repositories, remove, upsert
+from orchestration.repositories.settings import load_repository_settings
 
 REPOS = """\
 repositories:

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from orchestration.cli import main
-from orchestration.repositories import load_repositories
+from orchestration.repositories.registry import load_repositories
+from orchestration.service.cli import main
 from tests.test_facts_support import pr, query, write_dataset
 from tests.test_report_language import Quoted, composed_english, markdown_text
 
@@ -177,8 +177,8 @@ def test_weeks_the_file_does_not_cover_are_refused(home: Path, tmp_path: Path, c
 
 def test_a_failed_build_does_not_register_the_repository(home: Path, monkeypatch, capsys) -> None:
     from orchestration.config import load_settings
-    from orchestration.emulator import Emulator
-    from orchestration.instance import get_instance
+    from orchestration.service.instance import get_instance
+    from orchestration.testing.github_emulator import Emulator
     from tests.conftest import SAMPLE_DATASET
 
     with Emulator(SAMPLE_DATASET) as emulator:
@@ -244,13 +244,13 @@ def test_with_too_few_weeks_before_trends_and_core_paths_are_unknown(tmp_path: P
     import duckdb
 
     from orchestration.config import SQL_DIR
-    from orchestration.lake import write_partition
-    from orchestration.lake_sources import lake_sources
+    from orchestration.extract.sources.nodes import to_row
+    from orchestration.lake.layout import write_partition
+    from orchestration.lake.model_sources import lake_sources
     from orchestration.models.build import build
     from orchestration.models.project import load_project
     from orchestration.report.queries import load_week
     from orchestration.report.render import render_week
-    from orchestration.sources.nodes import to_row
 
     weeks = [ORIGIN + timedelta(weeks=i) for i in range(20, 24)]
     nodes = [n for n in ledger_nodes() if weeks[0].isoformat() <= n["mergedAt"][:10]]
@@ -295,8 +295,8 @@ def test_history_weeks_reads_the_project_the_definitions_loaded(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A build's process parses the SQL project once (a seventh of a second), not again here."""
-    import orchestration.definitions  # noqa: F401  (what a build has loaded)
-    from orchestration import history
+    import orchestration.service.definitions  # noqa: F401  (what a build has loaded)
+    from orchestration.extract import history
 
     expected = history.history_weeks.__wrapped__(history.SQL_DIR)
     monkeypatch.setattr(history, "load_project", lambda root: pytest.fail("parsed again"))

@@ -3,8 +3,8 @@ from datetime import date
 import pyarrow.parquet as pq
 import pytest
 
-from orchestration.lake import SourceDataError, partition_dir, write_partition
-from orchestration.sources.nodes import to_row
+from orchestration.extract.sources.nodes import to_row
+from orchestration.lake.layout import SourceDataError, partition_dir, write_partition
 
 NODE = {
     "number": 7,

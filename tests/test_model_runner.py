@@ -9,13 +9,12 @@ import dagster as dg
 import duckdb
 import pytest
 
-from orchestration.dagster_run import _first_failure
-from orchestration.models.assets import build_model_assets
+from orchestration.assets import PrweeklyResource, partition_key, repo_partitions
 from orchestration.models.project import ProjectError, load_project
 from orchestration.models.run import materialize
-from orchestration.partitions import partition_key, repo_partitions
-from orchestration.resources import PrweeklyResource
 from orchestration.run_scope import RunScope
+from orchestration.service.dagster_run import _first_failure
+from orchestration.warehouse.asset import build_model_assets
 
 
 def write_project(root: Path, files: dict[str, str]) -> Path:
@@ -245,11 +244,11 @@ def test_a_full_build_in_parts_gives_the_rows_of_one_build(tmp_path: Path) -> No
     are asked for once, after the models before them are built."""
     from collections.abc import Callable
 
+    from orchestration.database import transaction
     from orchestration.models.build import build
     from orchestration.models.render import render
     from orchestration.models.scope import Scope
     from orchestration.models.sources import BuildContext, SourceRequest
-    from orchestration.warehouse import transaction
 
     how = "select repo, {% if is_incremental() %}'part'{% else %}'whole'{% endif %} as sql\n"
     marked = {  # each says which SQL built its rows; `lake` is read whole, as the lake is

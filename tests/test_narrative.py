@@ -18,8 +18,6 @@ import dagster as dg
 import duckdb
 import pytest
 
-from orchestration.cli import main
-from orchestration.llm_emulator import LlmEmulator, LlmFault
 from orchestration.narrative.client import ChatClient
 from orchestration.narrative.narrate import ask, narrate_week
 from orchestration.narrative.prompt import pr_asks, week_asks
@@ -29,6 +27,8 @@ from orchestration.narrative.store import ensure_table, find, replace_week
 from orchestration.report.queries import load_week
 from orchestration.report.render import render_week
 from orchestration.report.translator import md_inline
+from orchestration.service.cli import main
+from orchestration.testing.llm_emulator import LlmEmulator, LlmFault
 from tests.conftest import VERL_DATASET
 from tests.test_reliability_secrets import event_log, everything_under
 
@@ -58,11 +58,11 @@ def _build(home: Path, url: str, model: str, key: str, out: io.StringIO) -> int:
 
 def _narrate_and_report(home: Path, url: str, model: str, key: str, out: io.StringIO) -> bool:
     """A run of the narrative, publishing and report steps only (the models are built)."""
+    from orchestration.assets import partition_key
     from orchestration.config import load_settings
-    from orchestration.definitions import defs
-    from orchestration.instance import get_instance
-    from orchestration.partitions import partition_key
-    from orchestration.progress import progress_logger
+    from orchestration.service.definitions import defs
+    from orchestration.service.instance import get_instance
+    from orchestration.service.progress import progress_logger
 
     with _environment(home, url, model, key, out):
         job = defs.resolve_job_def("weekly_report_job")
@@ -177,7 +177,7 @@ def test_a_wrong_key_stops_the_narrative_only(built: dict, monkeypatch) -> None:
     with duckdb.connect(str(built["home"] / "warehouse.duckdb"), read_only=True) as conn:
         notes = ReportPublisher(load_settings()).notes(conn, REPO, week)  # stamp and links
         today = render_week(load_week(conn, REPO, week), notes)  # as without a model
-    from orchestration.instance import get_instance
+    from orchestration.service.instance import get_instance
 
     check = dg.AssetCheckKey(dg.AssetKey("pr_narratives"), "model_answered")
     (last,) = get_instance(load_settings()).event_log_storage.get_asset_check_execution_history(

@@ -170,9 +170,9 @@ def test_the_verification_pass_drops_what_the_model_finds_unsupported(
     refute: bool, source: str
 ) -> None:
     from bench.narrative import ask_of
-    from orchestration.llm_emulator import LlmEmulator, LlmFault
     from orchestration.narrative.client import ChatClient
     from orchestration.narrative.narrate import ask
+    from orchestration.testing.llm_emulator import LlmEmulator, LlmFault
 
     prompts, _ = load_labelled()
     prompt = prompts["verl-project/verl 2026-07-20 #7095"]
@@ -221,9 +221,9 @@ def test_review_threads_reach_the_prompt_marked_ones_first() -> None:
 
 def test_past_the_builds_deadline_no_part_is_asked() -> None:
     from bench.narrative import ask_of
-    from orchestration.llm_emulator import LlmEmulator
     from orchestration.narrative.client import ChatClient
     from orchestration.narrative.narrate import ask
+    from orchestration.testing.llm_emulator import LlmEmulator
 
     prompts, _ = load_labelled()
     prompt = prompts["verl-project/verl 2026-07-20 #7095"]

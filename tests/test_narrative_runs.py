@@ -24,9 +24,6 @@ import yaml
 from delivery_receivers import SlackReceiver, SmtpReceiver
 
 from bench.narrative import FIXTURES
-from orchestration.emulator import Emulator
-from orchestration.llm_emulator import LlmEmulator, LlmFault
-from orchestration.llm_emulator.replay import Replay
 from orchestration.narrative.client import ChatClient
 from orchestration.narrative.narrate import narrate_week
 from orchestration.narrative.report import load_narrative
@@ -35,6 +32,9 @@ from orchestration.narrative.store import ensure_table, replace_week
 from orchestration.report.queries import load_week
 from orchestration.report.render import render_week
 from orchestration.report.translator import md_inline
+from orchestration.testing.github_emulator import Emulator
+from orchestration.testing.llm_emulator import LlmEmulator, LlmFault
+from orchestration.testing.llm_emulator.replay import Replay
 from tests.conftest import VERL_DATASET
 from tests.test_reliability_secrets import event_log, everything_under
 from tests.test_report_history import LATIN_LIMIT, body_of, latin_share
@@ -42,7 +42,7 @@ from tests.test_report_history import LATIN_LIMIT, body_of, latin_share
 REPO, WEEK, MONDAY = "verl-project/verl", "2026-W30", date(2026, 7, 20)
 PASSWORD = "sk-FAKEurlPASSWORD-0123456789"
 GITHUB_TOKEN = "ghp_FAKEnarrativeTOKEN_0123456789abcdef"
-HOSTILE = (  # what the hostile emulator invents (orchestration/llm_emulator/answers.py)
+HOSTILE = (  # what the hostile emulator invents (orchestration/testing/llm_emulator/answers.py)
     "2520%",
     "evil.example",
     "acme/everyone",
@@ -69,7 +69,7 @@ def week_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """verl 2026-W30 built without a model."""
     if not VERL_DATASET.exists():
         pytest.skip("the shared verl dataset is not beside the clone (../shared/datasets/)")
-    from orchestration.cli import main
+    from orchestration.service.cli import main
 
     home = tmp_path_factory.mktemp("narrative-runs") / "home"
     with pytest.MonkeyPatch.context() as mp, contextlib.redirect_stderr(io.StringIO()):
@@ -94,11 +94,11 @@ def _copy(home: Path, tmp_path: Path) -> Path:
 
 def _run(home: Path, env: dict, assets: tuple[str, ...]) -> dg.ExecuteInProcessResult:
     """A run of `assets` of the week, as the weekly job would run them."""
+    from orchestration.assets import partition_key
     from orchestration.config import load_settings
-    from orchestration.definitions import defs
-    from orchestration.instance import get_instance
-    from orchestration.partitions import partition_key
-    from orchestration.progress import progress_logger
+    from orchestration.service.definitions import defs
+    from orchestration.service.instance import get_instance
+    from orchestration.service.progress import progress_logger
 
     with pytest.MonkeyPatch.context() as mp:
         for name in ("PRWEEKLY_SOURCE", "GITHUB_TOKEN", "DAGSTER_HOME", "PRWEEKLY_LLM_API_KEY"):
@@ -139,7 +139,7 @@ def _rows(home: Path) -> list[dict]:
 def _logs(home: Path, run_id: str) -> str:
     """The run's log lines, as Dagster's run history keeps them."""
     from orchestration.config import load_settings
-    from orchestration.instance import get_instance
+    from orchestration.service.instance import get_instance
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("PRWEEKLY_HOME", str(home))

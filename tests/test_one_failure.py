@@ -14,13 +14,13 @@ import dagster as dg
 import duckdb
 import pytest
 
-from orchestration.cli import main
+from orchestration.assets import weekly_partitions
 from orchestration.config import load_settings
-from orchestration.definitions import defs
-from orchestration.emulator import Emulator
-from orchestration.instance import get_instance
-from orchestration.partitions import weekly_partitions
-from orchestration.repositories import Repository, save_repositories
+from orchestration.repositories.registry import Repository, save_repositories
+from orchestration.service.cli import main
+from orchestration.service.definitions import defs
+from orchestration.service.instance import get_instance
+from orchestration.testing.github_emulator import Emulator
 from tests.conftest import SAMPLE_DATASET
 
 FILED, LOCKED, ROCKET = "acme/filed", "acme/locked", "acme/rocket"  # FILED reads a file

@@ -15,14 +15,14 @@ import dagster as dg
 import duckdb
 import pytest
 
-from orchestration.cli import main
+from orchestration.assets import PrweeklyResource
 from orchestration.config import load_settings
-from orchestration.definitions import defs
-from orchestration.freshness import unreported_repositories
-from orchestration.instance import get_instance
-from orchestration.repositories import load_repositories
-from orchestration.resources import PrweeklyResource
-from orchestration.warehouse import connect
+from orchestration.database import connect
+from orchestration.repositories.registry import load_repositories
+from orchestration.service.cli import main
+from orchestration.service.definitions import defs
+from orchestration.service.freshness import unreported_repositories
+from orchestration.service.instance import get_instance
 from tests.conftest import SAMPLE_DATASET, build_sample
 
 PRWEEKLY = str(Path(sys.executable).with_name("prweekly"))

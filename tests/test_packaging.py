@@ -59,7 +59,7 @@ def test_the_wheel_carries_every_file_of_the_sql_project_and_the_reports(wheel: 
 
 def test_no_module_reads_files_beside_the_package_except_through_project_files() -> None:
     """A path built from `__file__` above the package is missing in a wheel: ask
-    `orchestration.project_files` instead, which knows both layouts."""
+    `orchestration.config` instead, which knows both layouts."""
     above = re.compile(r"__file__\)(?:\.resolve\(\))?\.(?:parent\.parent|parents\[)")
     offenders = [
         str(path.relative_to(ROOT))

@@ -14,9 +14,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from orchestration.assets import partition_key
 from orchestration.config import load_settings
-from orchestration.dagster_run import register_repo
-from orchestration.partitions import partition_key
+from orchestration.service.dagster_run import register_repo
 from tests.test_facts_support import build, pr, query, write_dataset
 
 M = "MODIFIED"
@@ -133,7 +133,7 @@ def materialize_only(repo: str, week: str, dataset: Path, assets: list[str]) -> 
     """A run of some assets only, as a selection launched from the Dagster UI."""
     import dagster as dg
 
-    from orchestration.definitions import defs
+    from orchestration.service.definitions import defs
     from orchestration.weeks import parse_week
 
     settings = load_settings()

@@ -18,11 +18,11 @@ import pytest
 import yaml
 from delivery_receivers import SlackReceiver
 
-from orchestration.cli import main
 from orchestration.config import SQL_DIR
-from orchestration.models.checks import run_checks
 from orchestration.models.project import load_project
 from orchestration.run_scope import RunScope
+from orchestration.service.cli import main
+from orchestration.warehouse.checks import run_checks
 from tests.conftest import SAMPLE_DATASET
 
 W29, W30 = "2026-07-13", "2026-07-20"

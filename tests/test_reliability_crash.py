@@ -31,10 +31,10 @@ import duckdb
 import pyarrow.parquet as pq
 import pytest
 
-from orchestration.cli import main
 from orchestration.config import load_settings
-from orchestration.instance import get_instance
-from orchestration.lake import lake_glob
+from orchestration.lake.layout import lake_glob
+from orchestration.service.cli import main
+from orchestration.service.instance import get_instance
 from tests.conftest import SAMPLE_DATASET
 
 DRIVER = Path(__file__).parent / "fixtures" / "reliability" / "crash_driver.py"
@@ -146,7 +146,7 @@ def read(home: Path) -> tuple[list[int], float]:
     """`prweekly sql` in its own process: both marts' count of the week, and how long it took."""
     started = time.monotonic()
     out = subprocess.run(
-        [sys.executable, "-m", "orchestration.cli", "sql", "--format", "json", AGREE],
+        [sys.executable, "-m", "orchestration.service.cli", "sql", "--format", "json", AGREE],
         env={**os.environ, "PRWEEKLY_HOME": str(home)},
         capture_output=True,
         text=True,
@@ -258,7 +258,7 @@ def test_builds_killed_at_each_write_leave_old_data_and_a_rerun_is_exact(
 def test_the_sweep_removes_every_kind_of_stray_temporary_but_never_a_lock(home: Path) -> None:
     """Temporary names as `storage.open_temporary` makes them (`.<name>.<random>.tmp`), in
     the home and in the lake's history records; lock files are never strays, however old."""
-    from orchestration.sweep import sweep_stray_files
+    from orchestration.lake.sweep import sweep_stray_files
 
     history = home / "lake" / "raw" / "history" / "repo=acme__rocket"
     locks = [

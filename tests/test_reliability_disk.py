@@ -21,7 +21,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from orchestration.cli import main
+from orchestration.service.cli import main
 from tests.conftest import SAMPLE_DATASET
 
 MARTS = ("fct_pull_requests", "fct_weekly_summary", "fct_weekly_area_trends", "fct_weekly_risks")

@@ -18,6 +18,7 @@ import duckdb
 import pytest
 import yaml
 
+from orchestration.assets import repo_partitions
 from orchestration.config import (
     UsageError,
     canonical_repo,
@@ -26,8 +27,7 @@ from orchestration.config import (
     repo_slug,
     validate_repo,
 )
-from orchestration.instance import get_instance
-from orchestration.partitions import repo_partitions
+from orchestration.service.instance import get_instance
 from tests.conftest import SAMPLE_DATASET
 
 W29, W30 = "2026-07-13", "2026-07-20"
@@ -84,7 +84,7 @@ def spelled(tmp_path: Path, spelling: str) -> Path:
 
 
 def build(repo: str, week: str, dataset: Path) -> int:
-    from orchestration.cli import main
+    from orchestration.service.cli import main
 
     return main(["build", "--repo", repo, "--week", week, "--source", f"file:{dataset}"])
 

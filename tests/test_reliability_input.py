@@ -21,16 +21,16 @@ import duckdb
 import pyarrow.parquet as pq
 import pytest
 
-from orchestration.cli import main
 from orchestration.config import PROJECT_DIR, SQL_DIR
-from orchestration.lake import SourceDataError, partition_dir
-from orchestration.lake_sources import lake_sources
+from orchestration.extract.sources.file import FileSource
+from orchestration.extract.sources.nodes import to_row
+from orchestration.lake.layout import SourceDataError, partition_dir
+from orchestration.lake.model_sources import lake_sources
 from orchestration.models.project import load_project
 from orchestration.models.run import materialize
 from orchestration.report.queries import WeekNotBuilt, load_week
 from orchestration.run_scope import RunScope
-from orchestration.sources.file import FileSource
-from orchestration.sources.nodes import to_row
+from orchestration.service.cli import main
 
 FIXTURE = Path(__file__).parent / "fixtures" / "reliability" / "hostile.jsonl"
 REPO = "acme/hostile"
@@ -251,7 +251,7 @@ def test_every_value_reaches_sql_as_a_parameter() -> None:
         # data tests: the test's own query and the run's partition filter, built from
         # identifiers (values are parameters), and the registry of failures
         "FAILURES",
-        # the weeks each model has built (orchestration/modelled_weeks.py)
+        # the weeks each model has built (orchestration/warehouse/modelled_weeks.py)
         "LEDGER",
         "failing",
         "picked",
@@ -390,7 +390,7 @@ def test_lone_surrogates_become_replacement_characters_everywhere() -> None:
 def test_monday_midnight_belongs_to_the_new_week_in_every_source(tmp_path: Path) -> None:
     from github_fakes import FakeClock, make_pr, source_for
 
-    from orchestration.emulator import Emulator
+    from orchestration.testing.github_emulator import Emulator
 
     edge = [
         make_pr(1, START - timedelta(seconds=1), repo=REPO),

@@ -21,10 +21,10 @@ import duckdb
 import pyarrow.parquet as pq
 import pytest
 
-from orchestration.compaction import compact_repository
 from orchestration.config import SQL_DIR
-from orchestration.lake import partition_dir, write_partition
-from orchestration.lake_sources import lake_sources
+from orchestration.lake.compaction import compact_repository
+from orchestration.lake.layout import partition_dir, write_partition
+from orchestration.lake.model_sources import lake_sources
 from orchestration.models.project import load_project
 from orchestration.models.run import materialize
 from orchestration.run_scope import RunScope

@@ -19,12 +19,12 @@ import pyarrow.parquet as pq
 import pytest
 from github_fakes import week_of_prs
 
+from orchestration.assets import partition_key
 from orchestration.config import load_settings
-from orchestration.dagster_run import register_repo
-from orchestration.definitions import defs
-from orchestration.emulator import Emulator, Fault
-from orchestration.lake import partition_dir
-from orchestration.partitions import partition_key
+from orchestration.lake.layout import partition_dir
+from orchestration.service.dagster_run import register_repo
+from orchestration.service.definitions import defs
+from orchestration.testing.github_emulator import Emulator, Fault
 
 REPOS = [f"load-org/repo{i:02d}" for i in range(50)]
 WEEKS = [date(2026, 6, 29) + timedelta(weeks=w) for w in range(4)]

@@ -11,11 +11,11 @@ import pyarrow.parquet as pq
 import pytest
 from dagster._serdes import serialize_value
 
-from orchestration.cli import main
 from orchestration.config import load_settings
-from orchestration.dagster_run import BuildFailed, run_weekly_job
-from orchestration.emulator import Emulator, Fault
-from orchestration.instance import get_instance
+from orchestration.service.cli import main
+from orchestration.service.dagster_run import BuildFailed, run_weekly_job
+from orchestration.service.instance import get_instance
+from orchestration.testing.github_emulator import Emulator, Fault
 from tests.conftest import SAMPLE_DATASET
 
 TOKEN = "ghp_FAKEreliabilityTOKEN_0123456789abcdef"

@@ -12,16 +12,20 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from orchestration import render_record
 from orchestration.config import PROJECT_DIR, Settings, load_settings
 from orchestration.narrative.report import WeekNarrative
-from orchestration.render_record import file_digest, inputs_digest, read_record, renderer_version
-from orchestration.report import write
+from orchestration.report import render_record, write
+from orchestration.report.nav import END, START
 from orchestration.report.publisher import ReportPublisher, save_new_editions
 from orchestration.report.queries import load_week
 from orchestration.report.render import render_week
+from orchestration.report.render_record import (
+    file_digest,
+    inputs_digest,
+    read_record,
+    renderer_version,
+)
 from orchestration.run_scope import RunScope
-from orchestration.site.nav import END, START
 
 REPO = "acme/rocket"
 WEEKS = [date(2026, 6, 29), date(2026, 7, 6), date(2026, 7, 13), date(2026, 7, 20)]

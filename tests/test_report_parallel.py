@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from orchestration.cli import main
 from orchestration.config import load_settings
 from orchestration.report import write
 from orchestration.run_scope import RunScope
+from orchestration.service.cli import main
 from tests.conftest import SAMPLE_DATASET
 
 SCOPES = [

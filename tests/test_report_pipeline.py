@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from orchestration.cli import main
+from orchestration.service.cli import main
 from tests.conftest import SAMPLE_DATASET
 
 HOSTILE = "[engine] fix: <script>alert(1)</script> | pipe\nnewline `tick` \x07 🚀"

@@ -80,8 +80,8 @@ def test_every_hidden_or_reordering_format_character_is_dropped_from_reports() -
     import sys
     import unicodedata
 
-    from orchestration.control_chars import KEPT_FORMAT_CHARACTERS
     from orchestration.report.text import clean_text
+    from orchestration.text import KEPT_FORMAT_CHARACTERS
 
     format_chars = [
         chr(c) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Cf"

@@ -13,13 +13,8 @@ from pathlib import Path
 import dagster as dg
 import duckdb
 
-from orchestration.cli import main, register_built
 from orchestration.config import load_settings
-from orchestration.dagster_run import register_repo
-from orchestration.definitions import defs
-from orchestration.freshness import unreported_repositories
-from orchestration.instance import get_instance
-from orchestration.repositories import (
+from orchestration.repositories.registry import (
     Repository,
     load_repositories,
     merge_spellings,
@@ -28,6 +23,11 @@ from orchestration.repositories import (
     save_repositories,
     upsert,
 )
+from orchestration.service.cli import main, register_built
+from orchestration.service.dagster_run import register_repo
+from orchestration.service.definitions import defs
+from orchestration.service.freshness import unreported_repositories
+from orchestration.service.instance import get_instance
 from tests.conftest import ROOT, SAMPLE_DATASET
 
 PRWEEKLY = str(Path(sys.executable).with_name("prweekly"))
@@ -35,7 +35,7 @@ PRWEEKLY = str(Path(sys.executable).with_name("prweekly"))
 WRITER = """\
 import sys
 from pathlib import Path
-from orchestration.repositories import Repository, remove, upsert
+from orchestration.repositories.registry import Repository, remove, upsert
 home, owner, count = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 for i in range(count):
     upsert(home, Repository(f"{owner}/repo-{i}", core_paths=[f"src/{i}/"]))
@@ -184,7 +184,7 @@ def _running(instance: dg.DagsterInstance) -> bool:
 
 
 def test_a_run_builds_the_repositories_its_partition_tags_name() -> None:
-    from orchestration.build_runs import builds_repo
+    from orchestration.service.build_runs import builds_repo
 
     start, end = "dagster/asset_partition_range_start", "dagster/asset_partition_range_end"
     one_repo = {start: "acme/rocket|2026-06-29", end: "acme/rocket|2026-07-20"}

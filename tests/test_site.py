@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from orchestration.cli import main
-from orchestration.site.nav import END, START
+from orchestration.report.nav import END, START
+from orchestration.service.cli import main
 from orchestration.site.serve import make_server
 
 WEEKS = ["2026-06-29", "2026-07-06", "2026-07-13", "2026-07-20"]

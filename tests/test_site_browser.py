@@ -54,7 +54,7 @@ class _Page(HTMLParser):
 @pytest.fixture(scope="module")
 def demo_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """`prweekly demo`: the sample's four weeks through the GitHub emulator."""
-    from orchestration.cli import main
+    from orchestration.service.cli import main
 
     home = tmp_path_factory.mktemp("demo") / "home"
     with pytest.MonkeyPatch.context() as mp:

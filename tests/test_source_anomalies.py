@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 from github_fakes import FakeClock, make_pr, source_for
 
-from orchestration.emulator import Emulator
-from orchestration.records import SourceDataError
-from orchestration.sources.file import FileSource
-from orchestration.sources.github_errors import GitHubMovedError
-from orchestration.sources.nodes import to_row
+from orchestration.config import SourceDataError
+from orchestration.extract.sources.file import FileSource
+from orchestration.extract.sources.github_errors import GitHubMovedError
+from orchestration.extract.sources.nodes import to_row
+from orchestration.testing.github_emulator import Emulator
 
 REPO = "acme/hostile"
 START = datetime(2026, 7, 20, tzinfo=UTC)

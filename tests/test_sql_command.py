@@ -19,7 +19,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from orchestration.cli import main
+from orchestration.service.cli import main
 
 PRWEEKLY = str(Path(sys.executable).with_name("prweekly"))
 # an xterm title change, a screen clear, red text, a right-to-left override, an 8-bit CSI,

@@ -9,8 +9,8 @@ from pathlib import Path
 import jinja2
 
 from orchestration.report.render import environments
+from orchestration.report.template_cache import _QuietCache, environment
 from orchestration.site.build import _environment
-from orchestration.template_cache import _QuietCache, environment
 
 
 def _env(templates: Path, cache: jinja2.BytecodeCache) -> jinja2.Environment:

@@ -13,14 +13,14 @@ from pathlib import Path
 import httpx
 import pytest
 
-from orchestration.cli import main
 from orchestration.config import load_settings
-from orchestration.definitions import project
-from orchestration.instance import prepare_dagster_home
+from orchestration.service.cli import main
+from orchestration.service.definitions import project
+from orchestration.service.instance import prepare_dagster_home
 from tests.conftest import ROOT, SAMPLE_DATASET
 
 LOCATION = {
-    "repositoryLocationName": "orchestration.definitions",
+    "repositoryLocationName": "orchestration.service.definitions",
     "repositoryName": "__repository__",
 }
 

@@ -9,16 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from orchestration.cli import main
-from orchestration.emulator import Emulator
-from orchestration.sources.github import GitHubSource
+from orchestration.extract.sources.github import GitHubSource
+from orchestration.service.cli import main
+from orchestration.testing.github_emulator import Emulator
 from orchestration.weeks import week_window
 from tests.conftest import VERL_DATASET, VERL_RANGE
 from tests.test_facts_support import FLAGS, build_models, query
 
 REPO = "verl-project/verl"
 # The dataset has no review threads; GitHub's schema makes that connection non-null, so the
-# emulator answers "none" where the file says "unknown" (see orchestration/emulator/resolvers.py):
+# emulator answers "none" where the file says "unknown" (see
+# orchestration/testing/github_emulator/resolvers.py):
 # (value from the file, value through github) for the only columns that may differ.
 DIFFERS_THROUGH_GITHUB = {"unresolved_threads": {(None, False)}, "importance_review": {(None, 0)}}
 

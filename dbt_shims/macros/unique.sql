@@ -1,4 +1,4 @@
-{#- The runner's `unique` test (orchestration/models/checks.py) in dbt: over one column, or
+{#- The runner's `unique` test (orchestration/warehouse/checks.py) in dbt: over one column, or
     over several as sql/*.yml write it at a model's level, `- unique: {columns: [repo, number]}`.
     As in the runner, rows whose keys are NULL count too. -#}
 {% test unique(model, column_name=none, columns=none) %}

@@ -4,15 +4,14 @@ from datetime import timedelta
 
 import dagster as dg
 
-from orchestration.build_session import close_session
+from orchestration.assets import PrweeklyResource, scopes_of, weekly_partitions
 from orchestration.delivery import ledger
 from orchestration.delivery.send import FAILED, SENT, Outcome, deliver_week, delivery_of
-from orchestration.history import history_weeks
-from orchestration.partitions import scopes_of, weekly_partitions
-from orchestration.plural import plural
-from orchestration.report.asset import blocked_in_run, blocked_message
-from orchestration.repositories import find, load_repositories
-from orchestration.resources import PrweeklyResource
+from orchestration.extract.history import history_weeks
+from orchestration.repositories.registry import find, load_repositories
+from orchestration.site.asset import blocked_in_run, blocked_message
+from orchestration.text import plural
+from orchestration.warehouse.session import close_session
 from orchestration.weeks import weeks_between
 
 

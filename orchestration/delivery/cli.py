@@ -7,7 +7,7 @@ from datetime import date
 
 from orchestration.config import UsageError, load_settings
 from orchestration.delivery.send import FAILED, NO_REPORT, deliver_week, delivery_of
-from orchestration.repositories import find, load_repositories
+from orchestration.repositories.registry import find, load_repositories
 from orchestration.weeks import iso_label
 
 

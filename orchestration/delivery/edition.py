@@ -13,7 +13,7 @@ from datetime import date
 import duckdb
 
 from orchestration.config import repo_slug
-from orchestration.editions import content_sha256
+from orchestration.report.editions import content_sha256
 from orchestration.storage import Location, join, read_bytes
 from orchestration.weeks import iso_label
 

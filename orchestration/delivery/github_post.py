@@ -28,9 +28,9 @@ from orchestration.delivery.limits import (
     fit_markdown,
     shortened_note,
 )
-from orchestration.delivery.targets import GitHubTarget, MissingSecret
 from orchestration.delivery.transport import DeliveryError, http
 from orchestration.escaping import md_code
+from orchestration.repositories.targets import GitHubTarget, MissingSecret
 
 RECENT = 20  # posts looked through for an edition already there
 CATEGORIES = f"""

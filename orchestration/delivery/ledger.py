@@ -17,10 +17,10 @@ from pathlib import Path
 
 import duckdb
 
-from orchestration.build_session import work_path
 from orchestration.config import Settings
-from orchestration.locks import file_lock
-from orchestration.warehouse import apply_duckdb_init
+from orchestration.database import apply_duckdb_init
+from orchestration.storage import file_lock
+from orchestration.warehouse.session import work_path
 
 TABLE = "delivery.sent_editions"
 FAILURES = "delivery.failed_deliveries"  # tried and failed: retried by the next run

@@ -19,8 +19,8 @@ from urllib.parse import unquote, urlsplit
 from orchestration.config import UsageError
 from orchestration.delivery.edition import Edition
 from orchestration.delivery.limits import EMAIL_BYTES, fit_markdown, shortened_note
-from orchestration.delivery.targets import EmailTarget, MissingSecret, check_smtp_url, expand
 from orchestration.delivery.transport import DeliveryError
+from orchestration.repositories.targets import EmailTarget, MissingSecret, check_smtp_url, expand
 
 TIMEOUT_SECONDS = 30.0
 

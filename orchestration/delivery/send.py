@@ -15,9 +15,11 @@ from dataclasses import dataclass
 from datetime import date
 
 from orchestration.config import Settings, UsageError
+from orchestration.database import connect
 from orchestration.delivery import github_post, ledger, mail, slack
 from orchestration.delivery.edition import Edition, load_edition
-from orchestration.delivery.targets import (
+from orchestration.repositories.registry import Repository
+from orchestration.repositories.targets import (
     VARIABLE,
     DeliverySettings,
     EmailTarget,
@@ -27,8 +29,6 @@ from orchestration.delivery.targets import (
     Target,
     parse_deliver,
 )
-from orchestration.repositories import Repository
-from orchestration.warehouse import connect
 
 ATTEMPTS = 3
 BACKOFF_SECONDS = (2.0, 8.0)  # waits before the second and third attempts

@@ -6,9 +6,9 @@ import httpx
 
 from orchestration.delivery.edition import Edition
 from orchestration.delivery.limits import SLACK_TEXT_CHARS
-from orchestration.delivery.targets import SlackTarget, expand
 from orchestration.delivery.transport import DeliveryError, http
 from orchestration.escaping.slack import slack_link, slack_text
+from orchestration.repositories.targets import SlackTarget, expand
 
 TITLE_CHARS = 300  # GitHub allows 256; a file source anything: a message stays short
 

@@ -13,13 +13,13 @@ import re
 
 import pyarrow as pa
 
-from orchestration.control_chars import strip_unsafe
 from orchestration.descriptions.caveat_details import details
 from orchestration.descriptions.caveats import breaking_tag, caveats
 from orchestration.descriptions.change_sentence import change_sentence, words_of_title
 from orchestration.descriptions.claims import impact_claims
 from orchestration.descriptions.markdown import MAX_BODY_CHARS, Doc, parse, words
 from orchestration.descriptions.vocabulary import Vocabulary, loaded, vocabulary
+from orchestration.text import strip_unsafe
 
 CLAIM = pa.struct(
     [

@@ -13,7 +13,7 @@ through one of these functions:
 - `slack` (mrkdwn): `&`, `<`, `>` escaped; no live mention or broadcast; no control or bidi
   character.
 
-All of them first drop what must not reach a reader as it is (`orchestration.control_chars`).
+All of them first drop what must not reach a reader as it is (`orchestration.text`).
 `jinja.install` exposes them to the templates as filters.
 """
 

@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Any
 from urllib.parse import quote
 
-from orchestration.control_chars import strip_unsafe
+from orchestration.text import strip_unsafe
 
 ZWJ = "\u200d"
 _AT = re.compile(f"@(?!{ZWJ})")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from orchestration.control_chars import strip_unsafe
+from orchestration.text import strip_unsafe
 
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 

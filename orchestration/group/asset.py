@@ -14,20 +14,19 @@ from datetime import timedelta
 
 import dagster as dg
 
-from orchestration.build_session import close_session
+from orchestration.assets import PrweeklyResource, scopes_of_run
+from orchestration.database import connect
 from orchestration.delivery import ledger
 from orchestration.delivery.send import FAILED, SENT, Outcome
+from orchestration.extract.history import history_weeks
 from orchestration.group.deliver import deliver_group_week
 from orchestration.group.site import build_group_site, reported_group_weeks
 from orchestration.group.write import GROUP_MARTS, write_group_reports
-from orchestration.groups import groups_with, load_groups
-from orchestration.history import history_weeks
-from orchestration.models.assets import unpartitioned_dep
-from orchestration.partitions import scopes_of_run
-from orchestration.plural import plural
 from orchestration.report.publisher import save_new_editions
-from orchestration.resources import PrweeklyResource
-from orchestration.warehouse import connect
+from orchestration.repositories.groups import groups_with, load_groups
+from orchestration.text import plural
+from orchestration.warehouse.asset import unpartitioned_dep
+from orchestration.warehouse.session import close_session
 from orchestration.weeks import weeks_between
 
 

@@ -17,15 +17,15 @@ from datetime import date
 import duckdb
 
 from orchestration.config import Settings, UsageError
+from orchestration.database import connect
 from orchestration.delivery import ledger
 from orchestration.delivery.edition import KEY_PRS_SHOWN, Edition
 from orchestration.delivery.send import Outcome, _deliver
-from orchestration.editions import content_sha256
 from orchestration.group.site import GROUPS_DIR, group_dir
 from orchestration.group.text import GroupText
-from orchestration.groups import Group
+from orchestration.report.editions import content_sha256
+from orchestration.repositories.groups import Group
 from orchestration.storage import join, read_bytes
-from orchestration.warehouse import connect
 from orchestration.weeks import iso_label
 
 # a link from a group's report to a repository's own, relative to the group's folder

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
-from orchestration.edition_book import Correction
 from orchestration.group.queries import GroupWeek
 from orchestration.group.text import GroupText
+from orchestration.report.edition_book import Correction
 
 
 def group_facts(g: GroupWeek) -> dict[str, dict]:

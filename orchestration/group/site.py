@@ -25,13 +25,13 @@ import jinja2
 from markupsafe import Markup
 
 from orchestration.config import TEMPLATES_DIR
-from orchestration.editions import Edition, read_editions
 from orchestration.escaping.jinja import install
 from orchestration.escaping.xml import xml_text
 from orchestration.group.text import GroupText
-from orchestration.groups import Group
-from orchestration.site.files import file_names
-from orchestration.site.nav import END, START, index_name, replace_nav
+from orchestration.report.editions import Edition, read_editions
+from orchestration.report.files import file_names
+from orchestration.report.nav import END, START, index_name, replace_nav
+from orchestration.repositories.groups import Group
 from orchestration.storage import Location, join, read_bytes, write_bytes
 
 GROUPS_DIR = "groups"

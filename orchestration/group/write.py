@@ -12,17 +12,17 @@ from datetime import UTC, date, datetime
 import duckdb
 
 from orchestration.config import Settings
-from orchestration.edition_book import EditionBook
-from orchestration.editions import Edition, read_editions
+from orchestration.database import connect
 from orchestration.group.editions import GroupNotes, group_changes, group_facts
 from orchestration.group.queries import group_weeks, load_group_week
 from orchestration.group.render import LANGUAGES, render_group_week
 from orchestration.group.site import group_dir, reported_group_weeks
-from orchestration.groups import Group, groups_with, load_groups
+from orchestration.report.edition_book import EditionBook
+from orchestration.report.editions import Edition, read_editions
+from orchestration.report.files import reported_weeks
+from orchestration.repositories.groups import Group, groups_with, load_groups
 from orchestration.run_scope import RunScope
-from orchestration.site.files import reported_weeks
 from orchestration.storage import Location, join, read_bytes, write_bytes
-from orchestration.warehouse import connect
 from orchestration.weeks import weeks_between
 
 Say = Callable[[str], None]

@@ -58,7 +58,7 @@ class Model:
     columns: dict[str, str] = field(default_factory=dict)
     tests: list[DataTest] = field(default_factory=list)
     # the YAML's `meta:`, as dbt keeps it: the runner reads none of it (the Dagster adapter
-    # reads `dagster:`, orchestration/models/assets.py)
+    # reads `dagster:`, orchestration/warehouse/asset.py)
     meta: dict[str, Any] = field(default_factory=dict)
 
     @property

@@ -10,12 +10,12 @@ from typing import Any
 
 import duckdb
 
+from orchestration.database import relation_exists, transaction
 from orchestration.models.functions import register_functions
 from orchestration.models.project import Model, Project
 from orchestration.models.render import render
 from orchestration.models.scope import Scope
 from orchestration.models.sources import BuildContext, Say, SourceHooks
-from orchestration.warehouse import relation_exists, transaction
 
 
 def _say_nothing(_: str) -> None:

@@ -6,9 +6,9 @@ import hashlib
 
 import duckdb
 
+from orchestration.database import transaction
 from orchestration.models.project import Project, Seed
 from orchestration.models.render import sql_string
-from orchestration.warehouse import transaction
 
 CHECKSUMS = "seeds._checksums"  # each seed's SHA-256 when last loaded
 

@@ -2,7 +2,7 @@
 that source; a source with none is a table already in the warehouse (`<source>.<table>`).
 
 The runner knows nothing of where a source's rows live. The lake registers a hook that lists
-its files (`orchestration/lake_sources.py`); a hook may also load a small table before a model
+its files (`orchestration/lake/model_sources.py`); a hook may also load a small table before a model
 reads it, announcing the write first.
 """
 

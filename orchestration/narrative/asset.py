@@ -12,15 +12,14 @@ import dataclasses
 
 import dagster as dg
 
-from orchestration.build_session import session_for
+from orchestration.assets import PrweeklyResource, scopes_of, weekly_partitions
+from orchestration.database import rollback
 from orchestration.models.build import WEEKS
 from orchestration.narrative.client import ChatClient, EndpointError
 from orchestration.narrative.narrate import Tally, narrate_week
 from orchestration.narrative.settings import load_llm_settings
 from orchestration.narrative.store import TABLE, ensure_table, replace_week
-from orchestration.partitions import scopes_of, weekly_partitions
-from orchestration.resources import PrweeklyResource
-from orchestration.warehouse import rollback
+from orchestration.warehouse.session import session_for
 from orchestration.weeks import weeks_between
 
 NARRATIVE_DEPENDENCIES = [

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import re
 
-from orchestration.control_chars import strip_unsafe
 from orchestration.narrative.figures import figures
+from orchestration.text import strip_unsafe
 
 MAX_DESCRIPTION_CHARS = 3000
 OPENING_CHARS = 1200  # kept whatever it holds: what the PR does, as its author put it first

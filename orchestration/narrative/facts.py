@@ -14,10 +14,10 @@ import json
 import re
 from typing import Any
 
-from orchestration.control_chars import strip_unsafe
 from orchestration.narrative.description import description_facts
 from orchestration.narrative.figures import refs
 from orchestration.narrative.sanitize import plain
+from orchestration.text import strip_unsafe
 
 MAX_PATHS = 20
 MAX_CLAIMS = 12

@@ -16,9 +16,9 @@ from datetime import date
 
 import duckdb
 
-from orchestration.control_chars import strip_unsafe
 from orchestration.narrative import facts as F
 from orchestration.narrative.schema import PR_SCHEMA_NAME, SCHEMAS, WEEK_SCHEMA_NAME
+from orchestration.text import strip_unsafe
 
 PROMPT_VERSION = "3"  # raise with any change to the wording below or to the facts sent
 FACTS_MARK = "FACTS (JSON):\n"

@@ -19,7 +19,7 @@ from __future__ import annotations
 import html
 import re
 
-from orchestration.control_chars import strip_unsafe
+from orchestration.text import strip_unsafe
 
 _IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)|!\[[^\]]*\]\[[^\]]*\]")
 _LINK = re.compile(r"\[([^\]]*)\]\((?:[^()]|\([^)]*\))*\)|\[([^\]]*)\]\[[^\]]*\]")

@@ -12,7 +12,7 @@ from datetime import date, datetime
 
 import pyarrow.parquet as pq
 
-from orchestration.lake import partition_dir
+from orchestration.lake.layout import partition_dir
 from orchestration.storage import Location, filesystem_of, join
 
 COUNT_KEY = b"prweekly.github_issue_count"

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
-from orchestration.edition_book import Correction
 from orchestration.report.completeness import GitHubCount
+from orchestration.report.edition_book import Correction
 from orchestration.report.translator import Translator
 
 

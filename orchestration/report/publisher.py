@@ -13,11 +13,11 @@ from datetime import UTC, date, datetime
 import duckdb
 
 from orchestration.config import Settings
-from orchestration.edition_book import Correction, EditionBook
-from orchestration.editions import Edition, read_editions, save_editions, week_facts
 from orchestration.report.completeness import github_count
+from orchestration.report.edition_book import Correction, EditionBook
+from orchestration.report.editions import Edition, read_editions, save_editions, week_facts
+from orchestration.report.files import reported_weeks
 from orchestration.report.notes import WeekNotes
-from orchestration.site.files import reported_weeks
 
 LANGUAGES = ("zh", "en")
 
@@ -73,8 +73,8 @@ def save_new_editions(
     """Store a run's new editions (of one or several publishers) in the warehouse, with the
     record of the weeks it rendered (`render_record.RecordRow`)."""
     # imported here: a process that only renders reports needs neither it nor Dagster
-    from orchestration.publish_tables import write_both
-    from orchestration.render_record import save_record
+    from orchestration.report.render_record import save_record
+    from orchestration.warehouse.publish import write_both
 
     def write(conn: duckdb.DuckDBPyConnection) -> None:
         save_editions(conn, editions)

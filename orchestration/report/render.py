@@ -17,16 +17,16 @@ from orchestration.escaping.jinja import install
 from orchestration.report.actions import rule_actions
 from orchestration.report.body import story_sentences, summary_sentences
 from orchestration.report.charts import ChartText, area_chart_svg
+from orchestration.report.nav import appendix_nav, week_nav
 from orchestration.report.notes import WeekNotes, notes_block, stamp_block
 from orchestration.report.prose import ReportText
 from orchestration.report.queries import HISTORY_WEEKS, WeekFacts
 from orchestration.report.slots import BodyText, fill, model_titles
+from orchestration.report.template_cache import environment
 from orchestration.report.text import clean_text, short_title
 from orchestration.report.translator import Translator, breakable, md_cell, md_inline
 from orchestration.report.view import MAX_AREA_PRS, MAX_TREND_ROWS, ReportView, build_view
-from orchestration.site.nav import appendix_nav, week_nav
 from orchestration.storage import Location, write_bytes
-from orchestration.template_cache import environment
 
 LANGUAGES = ("zh", "en")
 FORMATS = ("md", "html")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from orchestration.control_chars import strip_unsafe
+from orchestration.text import strip_unsafe
 
 MAX_BODY_CHARS = 20_000  # a description longer than this is not read past this point
 SUMMARY_SOFT_LIMIT = 240  # stop adding sentences after this many characters

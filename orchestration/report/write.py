@@ -13,11 +13,10 @@ from multiprocessing import get_context
 import duckdb
 
 from orchestration.config import Settings, repo_slug
-from orchestration.editions import Edition
-from orchestration.history import history_weeks, rebuild_scope
-from orchestration.models.checks import blocked_weeks
+from orchestration.database import connect
+from orchestration.extract.history import history_weeks, rebuild_scope
 from orchestration.narrative.report import load_narrative
-from orchestration.render_record import RecordRow, RenderRecord
+from orchestration.report.editions import Edition
 from orchestration.report.publisher import ReportPublisher
 from orchestration.report.queries import load_week
 from orchestration.report.render import (
@@ -27,9 +26,10 @@ from orchestration.report.render import (
     render_week,
     write_atomic,
 )
+from orchestration.report.render_record import RecordRow, RenderRecord
 from orchestration.run_scope import RunScope
 from orchestration.storage import Location, delete, join, read_bytes
-from orchestration.warehouse import connect
+from orchestration.warehouse.checks import blocked_weeks
 from orchestration.weeks import weeks_between
 
 REPORT_PROCESSES = 4  # at most, and no more than the machine's cores

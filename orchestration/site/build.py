@@ -15,19 +15,19 @@ from functools import cache
 import jinja2
 
 from orchestration.config import TEMPLATES_DIR, Settings
+from orchestration.database import connect
 from orchestration.escaping.jinja import install
 from orchestration.group.site import build_group_site
 from orchestration.group.text import group_strings
-from orchestration.groups import load_groups
+from orchestration.report.nav import OTHER_LANGUAGE, index_name, replace_nav, week_nav
+from orchestration.report.template_cache import environment
 from orchestration.report.text import clean_text
 from orchestration.report.translator import Translator, safe_url, strings
+from orchestration.repositories.groups import load_groups
 from orchestration.site.data import SiteRepo, load_site
 from orchestration.site.feeds import atom_feed
-from orchestration.site.nav import OTHER_LANGUAGE, index_name, replace_nav, week_nav
 from orchestration.site.sparkline import sparkline_svg
 from orchestration.storage import Location, join, read_bytes, write_bytes
-from orchestration.template_cache import environment
-from orchestration.warehouse import connect
 
 LANGUAGES = ("en", "zh")
 

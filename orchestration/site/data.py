@@ -8,9 +8,9 @@ from datetime import date
 import duckdb
 
 from orchestration.config import repo_slug
-from orchestration.editions import Edition, read_editions
+from orchestration.report.editions import Edition, read_editions
+from orchestration.report.files import reported_weeks
 from orchestration.report.queries import display_name
-from orchestration.site.files import reported_weeks
 from orchestration.storage import Location
 
 SPARK_WEEKS = 12

@@ -7,7 +7,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from orchestration.config import UsageError
-from orchestration.loopback import http_server
+from orchestration.testing.loopback import http_server
 
 HOST = "127.0.0.1"
 

@@ -1,9 +1,0 @@
-"""A GitHub GraphQL emulator for tests, benchmarks and the offline demo.
-
-Use `Emulator(dataset)` as a context manager, or `prweekly emulator --dataset FILE`.
-"""
-
-from orchestration.emulator.faults import Fault, Faults
-from orchestration.emulator.server import Emulator, main
-
-__all__ = ["Emulator", "Fault", "Faults", "main"]

@@ -1,0 +1,1 @@
+"""The registered repositories (repositories.yml): each one's source, targets and settings."""

@@ -1,0 +1,1 @@
+"""The service: the CLI, Dagster's definitions, instance and runs, schedules and sensors."""

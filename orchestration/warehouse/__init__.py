@@ -1,0 +1,1 @@
+"""The warehouse: a build's session, the model assets, publishing, and which weeks to rebuild."""
