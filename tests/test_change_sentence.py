@@ -128,3 +128,55 @@ def test_we_can_with_a_change_verb_says_the_change() -> None:
     assert found["summary"] == (
         "We can improve this situation by caching index credentials in the registry client builder."
     )
+
+
+@pytest.mark.parametrize(
+    ("title", "body", "summary"),
+    [
+        (  # what is right "instead of" what was written: the change
+            "Update math_dataset.py to fix typo in the annotation",
+            "The dataset name is MATH-lighteval instead of GSM8k",
+            "The dataset name is MATH-lighteval instead of GSM8k",
+        ),
+        (  # an opinion
+            "Add test to avoid invalidating virtualenv",
+            "I think if we used symlinks (instead of hardlinks), this test would fail.",
+            None,
+        ),
+        (  # what was found
+            "Allow upgrading prerelease versions of the same minor Python version",
+            "Turns out if the minor versions matched we returned false from is_upgrade_of "
+            "instead of continuing to compare prerelease versions.",
+            None,
+        ),
+    ],
+    ids=["instead-of", "i-think", "turns-out"],
+)
+def test_instead_of_tells_the_change_an_opinion_does_not(title: str, body: str, summary) -> None:
+    assert read(body, title)["summary"] == summary
+
+
+def test_a_title_that_names_no_change_leaves_the_verb_to_the_sentence() -> None:
+    # the title names the topic, the sentence what is done with it: one word of its own is enough
+    assert (
+        read(
+            "This PR add [CollabLLM](https://example.com/collabllm) as a training recipe.",
+            "[recipe] feat: CollabLLM integration for multiturn training",
+        )["summary"]
+        == "This PR add CollabLLM as a training recipe."
+    )
+    # a title that says the change: the same sentence says it again
+    assert (
+        read(
+            "This PR adds CollabLLM as a training recipe.", "[recipe] feat: add CollabLLM training"
+        )["summary"]
+        is None
+    )
+    # "specifying" is the title's "Specify": no word of its own beside "support"
+    assert (
+        read(
+            "Now we support specifying apply_chat_template_kwargs from config",
+            "[trainer] feat: Specify apply_chat_template_kwargs from config",
+        )["summary"]
+        is None
+    )

@@ -76,6 +76,7 @@ _SUFFIXES = (
     "ises",
     "ised",
     "ise",
+    "ying",
     "ing",
     "ies",
     "ied",
@@ -89,7 +90,8 @@ _SUFFIXES = (
 
 @lru_cache(maxsize=65536)  # words repeat from one description to the next
 def stem(word: str) -> str:
-    """A word without its inflection (`visualization`, `visualize` -> `visualiz`)."""
+    """A word without its inflection (`visualization`, `visualize` -> `visualiz`; `specifying`,
+    `specify` -> `specif`)."""
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             return word[: -len(suffix)]
@@ -108,7 +110,9 @@ def _title_stems(title_words: str) -> tuple[frozenset[str], str]:
     return frozenset(stem(t) for t in title_words.split()), title_words.replace(" ", "")
 
 
-Title = tuple[frozenset[str], str, frozenset[str]]  # and the repository's words
+# the title's stems and its words as one, the repository's words, and the words a sentence must
+# add: a title that names no change (no verb first) leaves the change's verb to the sentence
+Title = tuple[frozenset[str], str, frozenset[str], int]
 
 
 @lru_cache(maxsize=1024)
@@ -180,7 +184,8 @@ def classify(
         return None  # too little said ("This PR fixes those paths")
     if verb is None and vocab.found("summary_motivation", w, present):
         return None
-    known, squashed, repository = title()
+    known, squashed, repository, needed = title()
+    needed = needed if verb is not None else MIN_NEW
     generic = vocab.first_words.get("summary_generic", frozenset())
     # "by implementing", "by adding": how, not what
     by_verbs = (
@@ -192,9 +197,9 @@ def classify(
             if t in generic or t in repository or t in by_verbs:
                 continue  # "enhances the class by implementing": no word of its own
             new += 1
-            if new == MIN_NEW:
+            if new == needed:
                 break
-    if new < MIN_NEW:
+    if new < needed:
         return None  # the title again (with at most a word more)
     if vocab.found("state_before", w, present):
         return None  # how things were ("We already support ...")
@@ -268,7 +273,9 @@ def change_sentence(
 
     def title_stems() -> Title:
         if not known:
-            known.append((*_title_stems(title_words), _repository_words(repo)))
+            lead = title_words.split(" ", 1)[0]
+            needed = MIN_NEW if not lead or vocab.is_verb(lead) else MIN_NEW - 1
+            known.append((*_title_stems(title_words), _repository_words(repo), needed))
         return known[0]
 
     fallback: dict[str, tuple[str, Block | None]] = {}
