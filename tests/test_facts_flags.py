@@ -311,6 +311,23 @@ def series() -> list[dict]:
         p(25, "docs: tutorials", [(f"docs_src/{part}/tutorial{i}.py", 5, A)
                                   for part in ("a", "b") for i in range(30)]),
         p(26, "docs: fix a tutorial default", [("docs_src/path_op/tutorial004.py", 2, M)]),
+        # with no tag, a title's word naming one of the areas the lines place it in: an area's
+        # name word (code split at its capitals), a folder, a file's name; not a word inside a
+        # file's name, nor what the tests exercise
+        p(27, "Change internal representation of `CacheEntry` to avoid allocations",
+          [("crates/acme-cache/src/lib.rs", 53, M),
+           ("crates/acme-dist/src/source_dist.rs", 72, M)]),
+        p(28, "Move dependency group normalization into specification",
+          [("crates/acme-requirements/src/specification.rs", 36, M),
+           ("crates/areas/src/commands/pip/compile.rs", 30, M),
+           ("crates/areas/src/commands/pip/sync.rs", 28, M)]),
+        p(29, "fix: Check enum categories when reading csv",
+          [("crates/core/src/categorical/builder.rs", 42, M),
+           ("crates/io/src/csv/buffer.rs", 15, M)]),
+        p(30, "Add system install test for alpine", [(".github/workflows/ci.yml", 27, M),
+          ("scripts/check_system_python.py", 12, M)]),
+        p(31, "fix: defaultRequestToFile should consider optimized modules",
+          [("src/node/resolver.ts", 20, M), ("playground/rewrite-optimized/Test.vue", 24, A)]),
     ]  # fmt: skip
 
 
@@ -349,6 +366,11 @@ def test_areas_name_code_the_pr_changes(tmp_path_factory: pytest.TempPathFactory
         24: ("release", "release"),
         25: ("docs_src", "paths"),
         26: ("docs_src", "paths"),
+        27: ("acme-cache", "title_words"),
+        28: ("acme-requirements", "title_words"),
+        29: ("io", "title_words"),
+        30: ("ci", "paths"),
+        31: ("resolver", "paths"),
     }
 
 

@@ -29,7 +29,8 @@
 -- deleted and next to nothing added a chore, a new source file or code added and at most a
 -- quarter as much removed a feature, code changed in place a refactor when more was removed
 -- than added, else a fix); else `other`. Title scopes that name a language, layer or
--- catch-all (seeds/scope_tags.csv) or the repository are tags, not areas.
+-- catch-all (seeds/scope_tags.csv) or the repository are tags, not areas. With no tag naming
+-- an area, a word of the title naming one of the path areas places the PR there (title_named).
 with prs as (
     select * from {{ ref('stg_pull_requests') }}
     {% if is_incremental() %}
@@ -72,6 +73,7 @@ vocabulary as (
          from (select distinct emoji, change_type from {{ ref('title_emoji') }})) as emoji_types,
         (select list(distinct left(emoji, 1)) from {{ ref('title_emoji') }}) as emoji_firsts,
         (select list(distinct lower(tag)) from {{ ref('scope_tags') }}) as scope_tags,
+        (select list(distinct lower(folder)) from {{ ref('container_folders') }}) as container_words,
         (select list(distinct lower(tag)) from {{ ref('scope_tags') }} where kind = 'language') as language_tags,
         (select list(distinct lower(word)) from {{ ref('release_words') }}) as release_words,
         (select list({'pattern': lower(login_pattern), 'change_type': change_type}) from {{ ref('bot_authors') }})
@@ -162,7 +164,13 @@ area_lines as (
             where not s.has_source or f.is_ci
                 or (f.is_code and not f.is_fixture and coalesce(f.dependency_kind, 'container') = 'container')
         ), 0) as source_lines,
-        s.area_lines_total
+        s.area_lines_total,
+        -- the folders and names of the area's files without `-_. ` (`:crates:puffincache:src:lib:`),
+        -- which a title's words may name
+        string_agg(substr(f.path_key, instr(f.path_key, '/:') + 1), '') filter (
+            where not s.has_source or f.is_ci
+                or (f.is_code and not f.is_fixture and coalesce(f.dependency_kind, 'container') = 'container')
+        ) as area_keys
     from files f
     join file_signals s using (repo, number)
     cross join settings st
@@ -183,7 +191,12 @@ path_areas as (
         -- in no order (a title's module is looked up in it; an ordered aggregate sorts)
         list(a.area) as all_path_areas,
         list_sort(list(a.area) filter (where a.lines >= st.path_area_min_share * a.area_lines_total))
-            as path_areas
+            as path_areas,
+        -- the areas that can lead by the title's words: of path_areas, not a catch-all
+        list({'area': a.area, 'keys': a.area_keys,
+              'weight': case when a.source_lines > 0 then a.source_lines else a.lines end})
+            filter (where a.lines >= st.path_area_min_share * a.area_lines_total and a.source_lines > 0
+                and not list_contains(st.catch_all_areas, ltrim(a.area, '_'))) as nameable_areas
     from area_lines a
     cross join settings st
     group by a.repo, a.number
@@ -563,10 +576,43 @@ placed as (
                         replace(replace(replace(replace(s, '-', ''), '_', ''), '.', ''), ' ', '') = x.key)[1]
                 end,
                 x.area)
-        )) as na
+        )) as na,
+        -- the title's words that may name an area of its files: with no tag naming one and no
+        -- dependency bump (its title names the dependency), words of three letters or more,
+        -- code split at its capitals (`CacheEntry`: `cache`, `entry`), not its verb, a type
+        -- word, a scope tag or a container folder (`crates`)
+        struct_pack(words := case when len(p.named_area_items) = 0 and len(pa.nameable_areas) > 1
+                and not p.is_dependency_bump and not coalesce(f.dependency_only, false) then
+            list_filter(list_distinct(regexp_split_to_array(lower(regexp_replace(
+                coalesce(p.description, p.rest), '([a-z0-9])([A-Z])', '\1 \2', 'g')), '[^a-z0-9]+')),
+                lambda w: length(w) >= 3 and w is distinct from p.first_word and v.type_of_word[w] is null
+                    and v.type_of_alias[w] is null and not list_contains(v.scope_tags, w)
+                    and not list_contains(v.container_words, w))
+        end) as tw
     from described p
+    cross join vocabulary v
     left join file_signals f using (repo, number)
     left join path_areas pa using (repo, number)
+),
+
+-- the area the title's words name among those the changed lines place the PR in, when a word
+-- names not every such area (`CacheEntry` names `crates/puffin-cache/` beside
+-- `puffin-distribution`, `specification` the file `specification.rs`): of those named, the one
+-- with the most lines
+title_named as (
+    select
+        p.*,
+        case when len(p.tw.words) > 0 then
+            list_sort(list_transform(
+                list_filter(p.pa.nameable_areas, lambda a: list_bool_or(list_transform(
+                    list_filter(p.tw.words, lambda w:
+                        len(list_filter(p.pa.nameable_areas, lambda b:
+                            contains(b.keys, ':' || w || ':') or list_contains(string_split_regex(b.area, '[-_. ]+'), w)))
+                        < len(p.pa.nameable_areas)),
+                    lambda w: contains(a.keys, ':' || w || ':') or list_contains(string_split_regex(a.area, '[-_. ]+'), w)))),
+                lambda a: {'weight': -a.weight, 'area': a.area}))[1].area
+        end as title_area
+    from placed p
 ),
 
 classified as (
@@ -676,7 +722,8 @@ classified as (
         -- a release PR is the release, whatever files it bumps
         coalesce(
             case when k.non_code_type in ('docs', 'ci') then pa.primary_path_area end,
-            na.named_areas[1], case when p.is_release_title then 'release' end, pa.primary_path_area, 'misc'
+            na.named_areas[1], case when p.is_release_title then 'release' end, p.title_area,
+            pa.primary_path_area, 'misc'
         ) as primary_area,
         case
             when k.non_code_type in ('docs', 'ci') and len(pa.path_areas) > 0 then pa.path_areas
@@ -689,6 +736,7 @@ classified as (
             when k.non_code_type in ('docs', 'ci') and pa.primary_path_area is not null then 'paths'
             when len(na.named_areas) > 0 then 'title'
             when p.is_release_title then 'release'
+            when p.title_area is not null then 'title_words'
             when pa.primary_path_area is not null then 'paths'
             else 'none'
         end as area_signal,
@@ -712,7 +760,7 @@ classified as (
         p.is_revert_title or p.revert_number_text is not null or p.revert_commit is not null
             as is_revert,
         p.referenced_numbers
-    from placed p
+    from title_named p
     cross join vocabulary v
 )
 
