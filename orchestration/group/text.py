@@ -17,12 +17,24 @@ from orchestration.config import I18N_DIR, repo_slug
 from orchestration.group.queries import GroupWeek
 from orchestration.report.text import short_title
 from orchestration.report.translator import Translator, strings
+from orchestration.report.view import VOLUME_BAND
 
 MAX_STORIES = 6  # the key stories the body tells; each repository's line names its own
 MAX_SUMMARY_STORIES = 3
 MAX_RISK_PRS = 4  # PRs named on a recurring risk's line
 CAVEAT_CHARS = 140
-DIRECTIONS = {"rising": "more", "falling": "fewer", "new": "more", "back": "more"}
+
+
+def _volume_direction(merged: int, avg: float | None, trend: str) -> str | None:
+    """more, fewer or same against the trailing average, worded as a repository's report
+    words it (beyond ±VOLUME_BAND is a change, whatever the trend word); None without one."""
+    if trend not in ("rising", "falling", "steady") or not avg:
+        return None
+    if merged > avg * (1 + VOLUME_BAND):
+        return "more"
+    if merged < avg * (1 - VOLUME_BAND):
+        return "fewer"
+    return "same"
 
 
 @cache
@@ -161,9 +173,9 @@ class GroupText(Translator):
         repos = self.n("g_repos_n", s["repositories"])
         first = str(self.n("g_volume", s["merged_prs"], repos=repos))
         avg = s["trailing_avg_prs"]
-        direction = DIRECTIONS.get(s["volume_trend"])
-        if avg is not None and direction and s["volume_trend"] in ("rising", "falling"):
-            pct = f"{round(abs(s['merged_prs'] - avg) / avg * 100)}%" if avg else ""
+        direction = _volume_direction(s["merged_prs"], avg, s["volume_trend"])
+        if direction in ("more", "fewer"):
+            pct = f"{round(abs(s['merged_prs'] - avg) / avg * 100)}%"
             first += str(
                 self(
                     "g_vs_avg",
@@ -172,7 +184,7 @@ class GroupText(Translator):
                     direction=self.s["g_directions"][direction],
                 )
             )
-        elif avg is not None and s["volume_trend"] == "steady":
+        elif direction == "same":
             first += str(self("g_vs_avg_same", avg=self.num(avg, 1)))
         active = str(self("g_active", active=s["active_repositories"], n=s["repositories"]))
         trend = self.s["g_active_trend"].get(s["active_trend"])
