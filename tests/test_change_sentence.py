@@ -180,3 +180,26 @@ def test_a_title_that_names_no_change_leaves_the_verb_to_the_sentence() -> None:
         )["summary"]
         is None
     )
+
+
+def test_i_m_is_no_word_of_substance_beside_a_reference() -> None:
+    # "A refactor that I'm extracting from #14755": a pointer and little else
+    found = read(
+        "## Summary\n\nA refactor that I'm extracting from #14755.",
+        "Move dependency group normalization into specification",
+    )
+    assert found["summary"] is None
+
+
+def test_users_can_now_tells_the_change_when_the_first_sentence_is_the_title_again() -> None:
+    found = read(
+        "### What does this PR do?\n\nThis PR adds support for passing parameters to `ray.init`.\n"
+        "Users can now dynamically configure settings such as `address`, `port`, `_temp_dir`, "
+        "and more based on their specific needs.\n",
+        "[ray] feat: add support for ray init kwargs",
+    )
+    assert found["summary"] == (
+        "Users can now dynamically configure settings such as address, port, _temp_dir, and "
+        "more based on their specific needs."
+    )
+    assert found["summary_source"] == "now"

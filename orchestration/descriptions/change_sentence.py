@@ -37,7 +37,7 @@ STOPWORDS = word_set(
     "a an the of to in on at by for from with into onto via as and or but so if when than "
     "then this that these those it its is are was were be been being we i you our my pr "
     "also now just only some all any each more less not no new them they their there here "
-    "ve ll re d s t"
+    "ve ll re d s t m"
 )
 _MODALS = word_set("may might can could would should will must")
 _ADVERBS = word_set("also now just further then additionally simply")
@@ -213,8 +213,15 @@ def classify(
     if verb is not None and vocab.found("summary_motivation", w, present):
         return None
     if "now" in toks[1:-1]:
-        after = toks[toks.index("now", 1) + 1]
-        if vocab.is_verb(after) or (after.endswith("s") and len(after) > 3):
+        at = toks.index("now", 1)
+        after = toks[at + 1]
+        if after.endswith("ly") and at + 2 < len(toks):
+            after = toks[at + 2]  # "now dynamically configure"
+        if (
+            vocab.is_verb(after)
+            or (after.endswith("s") and len(after) > 3)
+            or toks[at - 1] == "can"  # "Users can now configure"
+        ):
             return "now"
     return "first_sentence" if weak else None
 
