@@ -1,7 +1,7 @@
 """Agreement of the facts with the labelled PRs of `tests/fixtures/labelled/`, per repository.
 
-`python -m bench.agreement` builds the models over the labelled weeks of every dataset at hand
-(`bench/facts_labelled.py`) and prints one table per repository. The rules, figure by figure
+`python -m bench.facts_labelled` builds the models over the labelled weeks of every dataset at
+hand and prints, by the rules of this module, one table per repository. The rules, figure by figure
 (names compare case-insensitively with `-` and `_` equal, as the labels' README says):
 
 - type: the fact's change type equals the label's; area: the fact's primary area is one of the
@@ -320,9 +320,3 @@ def report(
                     f"{r[fact][0]!r} fact {r[fact][1]!r} [{r['signals']}]")  # fmt: skip
     table("all repositories", result["all"], out)
     return result
-
-
-if __name__ == "__main__":
-    from bench.facts_labelled import main
-
-    raise SystemExit(main())

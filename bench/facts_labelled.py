@@ -1,4 +1,5 @@
-"""The models over the labelled weeks of every dataset at hand, for `python -m bench.agreement`.
+"""The models over the labelled weeks of every dataset at hand, and their agreement with the labels
+(`bench/agreement.py`): `python -m bench.facts_labelled`.
 
 For each repository of `tests/fixtures/labelled/prs.csv` whose dataset is here (the shared ones
 beside the clone, `../shared/datasets/<owner>__<name>/pull_requests.jsonl.gz`; the fetched ones
@@ -112,7 +113,7 @@ def build(home: Path, labels: list[dict], log=print) -> tuple[duckdb.DuckDBPyCon
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.agreement", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m bench.facts_labelled", description=__doc__)
     parser.add_argument("--labels", type=Path, default=agreement.LABELS)
     parser.add_argument("--repo", action="append", help="default: every labelled repository")
     parser.add_argument(
@@ -145,3 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         args.json.write_text(json.dumps(result, indent=2, default=str) + "\n")
     return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import yaml
 
-from bench.probe import DRIVER, FIRST, LAST, PRWEEKLY, REPO, ROOT, SAMPLE, Broke, Home, Probe
+from bench.probe_home import DRIVER, FIRST, LAST, PRWEEKLY, REPO, ROOT, SAMPLE, Broke, Home, Probe
 from orchestration.testing.github_emulator import Emulator, Fault
 
 sys.path.insert(0, str(ROOT / "tests"))

@@ -11,7 +11,7 @@ import json
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from bench.probe import LAST, REPO, SAMPLE, Broke, Home, Probe
+from bench.probe_home import LAST, REPO, SAMPLE, Broke, Home, Probe
 from orchestration.testing.github_emulator import Emulator, Fault
 
 TOKEN = "probe-token-0123456789"

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import yaml
 
-from bench.probe import FIRST, LAST, PRWEEKLY, REPO, ROOT, SAMPLE, Broke, Home, Probe
+from bench.probe_home import FIRST, LAST, PRWEEKLY, REPO, ROOT, SAMPLE, Broke, Home, Probe
 from orchestration.testing.github_emulator import Emulator
 
 sys.path.insert(0, str(ROOT / "tests"))  # the tests' CommonMark reading of GitHub's rendering

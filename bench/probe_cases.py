@@ -20,7 +20,7 @@ from pathlib import Path
 from bench.fault_probes import FAULT_PROBES
 from bench.github_probes import GITHUB_PROBES
 from bench.output_probes import OUTPUT_PROBES
-from bench.probe import DRIVER, FIRST, LAST, REPO, SAMPLE, Broke, Home, Probe
+from bench.probe_home import DRIVER, FIRST, LAST, REPO, SAMPLE, Broke, Home, Probe
 
 W29, W30 = "2026-07-13", "2026-07-20"
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import defaultdict
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 
@@ -112,7 +113,38 @@ class PrweeklyResource(dg.ConfigurableResource):
         return (registered.source if registered else None) or settings.source
 
     def teardown_after_execution(self, context: dg.InitResourceContext) -> None:
-        """A run that ends before publishing lets go of the warehouse's working copy."""
-        from orchestration.warehouse.session import close_session
+        """A run that ends before publishing lets go of what it held (the warehouse's working
+        copy: the build session registers its release with `at_teardown`)."""
+        for release in _RELEASES:
+            release()
 
-        close_session()
+
+_RELEASES: list[Callable[[], None]] = []
+
+
+def at_teardown(release: Callable[[], None]) -> None:
+    """Call `release` when a run's resource is torn down: how a stage above the resource (the
+    warehouse's build session) is let go of without the resource importing it."""
+    if release not in _RELEASES:
+        _RELEASES.append(release)
+
+
+BLOCKED = "blocked"  # the weekly_report metadata entry listing the weeks not reported, and why
+
+
+def blocked_message(blocked: list[tuple[str, str, str]]) -> str:
+    return f"not reported, as their facts failed data tests: {' | '.join(b[2] for b in blocked)}"
+
+
+def blocked_in_run(instance: dg.DagsterInstance, run_id: str) -> list[tuple[str, str, str]]:
+    """The weeks this run's `weekly_report` did not report, as their facts failed data tests:
+    (repository, week, why); none if the run did not render reports."""
+    records = instance.get_records_for_run(
+        run_id, of_type=dg.DagsterEventType.ASSET_MATERIALIZATION, ascending=False, limit=100
+    ).records
+    for record in records:
+        materialization = record.event_log_entry.asset_materialization
+        if materialization and materialization.asset_key == dg.AssetKey("weekly_report"):
+            entry = materialization.metadata.get(BLOCKED)
+            return [tuple(b) for b in entry.value] if entry else []
+    return []

@@ -12,7 +12,7 @@ from test_github_schema import github_schema
 
 from orchestration.delivery.github_post import DOCUMENTS
 from orchestration.testing.github_emulator import Emulator
-from orchestration.testing.github_emulator.resolvers import build
+from orchestration.testing.github_emulator.mutations import build
 
 MONDAY = datetime(2026, 7, 20, tzinfo=UTC)
 OWNER, NAME = REPO.split("/")

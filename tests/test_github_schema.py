@@ -10,7 +10,7 @@ from graphql import build_schema, parse, validate
 
 from orchestration.extract.sources.github_queries import ALL_QUERIES, SEARCH_PAGE
 from orchestration.testing.github_emulator.limits import analyse
-from orchestration.testing.github_emulator.resolvers import build
+from orchestration.testing.github_emulator.mutations import build
 
 FULL_SCHEMA = SHARED / "github" / "schema.graphql"
 

@@ -10,8 +10,13 @@ import pytest
 from test_config_strict import refusal
 
 from orchestration.group.editions import group_changes
-from orchestration.repositories.groups import load_groups
-from orchestration.repositories.registry import Repository, load_repositories, remove, upsert
+from orchestration.repositories.registry import (
+    Repository,
+    load_groups,
+    load_repositories,
+    remove,
+    upsert,
+)
 from orchestration.repositories.settings import load_repository_settings
 
 REPOS = """\

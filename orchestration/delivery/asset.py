@@ -4,12 +4,17 @@ from datetime import timedelta
 
 import dagster as dg
 
-from orchestration.assets import PrweeklyResource, scopes_of, weekly_partitions
+from orchestration.assets import (
+    PrweeklyResource,
+    blocked_in_run,
+    blocked_message,
+    scopes_of,
+    weekly_partitions,
+)
 from orchestration.delivery import ledger
 from orchestration.delivery.send import FAILED, SENT, Outcome, deliver_week, delivery_of
 from orchestration.extract.history import history_weeks
 from orchestration.repositories.registry import find, load_repositories
-from orchestration.site.asset import blocked_in_run, blocked_message
 from orchestration.text import plural
 from orchestration.warehouse.session import close_session
 from orchestration.weeks import weeks_between

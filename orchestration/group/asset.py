@@ -23,7 +23,8 @@ from orchestration.group.deliver import deliver_group_week
 from orchestration.group.site import build_group_site, reported_group_weeks
 from orchestration.group.write import GROUP_MARTS, write_group_reports
 from orchestration.report.publisher import save_new_editions
-from orchestration.repositories.groups import groups_with, load_groups
+from orchestration.repositories.groups import groups_with
+from orchestration.repositories.registry import load_groups
 from orchestration.text import plural
 from orchestration.warehouse.asset import unpartitioned_dep
 from orchestration.warehouse.session import close_session

@@ -8,7 +8,7 @@ from datetime import date
 from orchestration.config import UsageError, load_settings
 from orchestration.delivery.send import FAILED, NO_REPORT
 from orchestration.group.deliver import deliver_group_week
-from orchestration.repositories.groups import load_groups
+from orchestration.repositories.registry import load_groups
 from orchestration.weeks import iso_label
 
 

@@ -20,7 +20,8 @@ from orchestration.group.site import group_dir, reported_group_weeks
 from orchestration.report.edition_book import EditionBook
 from orchestration.report.editions import Edition, read_editions
 from orchestration.report.files import reported_weeks
-from orchestration.repositories.groups import Group, groups_with, load_groups
+from orchestration.repositories.groups import Group, groups_with
+from orchestration.repositories.registry import load_groups
 from orchestration.run_scope import RunScope
 from orchestration.storage import Location, join, read_bytes, write_bytes
 from orchestration.weeks import weeks_between

@@ -149,14 +149,6 @@ def _identity(name: object) -> str | None:
         return None
 
 
-def load_groups(home: Path) -> list[Group]:
-    """Every group of the registry at `home` (configured, or one per owner)."""
-    from orchestration.repositories.registry import load_registry, registry_path
-
-    repos, raw, present = load_registry(home)
-    return groups_of(registry_path(home), raw, present, [r.repo for r in repos])
-
-
 def groups_with(groups: list[Group], repos: set[str]) -> list[Group]:
     """The groups holding any of `repos`."""
     return [g for g in groups if repos & set(g.repositories)]

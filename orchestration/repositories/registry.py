@@ -17,7 +17,7 @@ from pathlib import Path
 import yaml
 
 from orchestration.config import UsageError, canonical_repo, unknown_key, validate_repo
-from orchestration.repositories.groups import kept_groups, parse_groups
+from orchestration.repositories.groups import Group, groups_of, kept_groups, parse_groups
 from orchestration.repositories.targets import parse_deliver
 from orchestration.storage import file_lock, write_bytes
 
@@ -325,3 +325,9 @@ def remove(home: Path, name: str) -> bool:
             return False
         save_repositories(home, kept)
         return True
+
+
+def load_groups(home: Path) -> list[Group]:
+    """Every group of the registry at `home` (configured, or one per owner)."""
+    repos, raw, present = load_registry(home)
+    return groups_of(registry_path(home), raw, present, [r.repo for r in repos])

@@ -145,7 +145,7 @@ def demo() -> list[Path]:
 
 def ui(host: str, port: int) -> int:
     from orchestration.service.instance import prepare_dagster_home
-    from orchestration.testing.loopback import check_port_free
+    from orchestration.site.serve import check_port_free
 
     check_port_free(host, port)  # Dagster's own message for it is a traceback
     settings = load_settings()

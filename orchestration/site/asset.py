@@ -2,7 +2,13 @@
 
 import dagster as dg
 
-from orchestration.assets import PrweeklyResource, scopes_of, weekly_partitions
+from orchestration.assets import (
+    BLOCKED,
+    PrweeklyResource,
+    blocked_message,
+    scopes_of,
+    weekly_partitions,
+)
 from orchestration.report.publisher import save_new_editions
 from orchestration.report.write import write_reports_shared
 from orchestration.site.build import build_site
@@ -20,27 +26,6 @@ MART_DEPENDENCIES = [
     "dim_importance_weights",
     "published_warehouse",  # the marts as one whole build
 ]
-
-
-BLOCKED = "blocked"  # the metadata entry listing the weeks not reported, and why
-
-
-def blocked_message(blocked: list[tuple[str, str, str]]) -> str:
-    return f"not reported, as their facts failed data tests: {' | '.join(b[2] for b in blocked)}"
-
-
-def blocked_in_run(instance: dg.DagsterInstance, run_id: str) -> list[tuple[str, str, str]]:
-    """The weeks this run's `weekly_report` did not report, as their facts failed data tests:
-    (repository, week, why); none if the run did not render reports."""
-    records = instance.get_records_for_run(
-        run_id, of_type=dg.DagsterEventType.ASSET_MATERIALIZATION, ascending=False, limit=100
-    ).records
-    for record in records:
-        materialization = record.event_log_entry.asset_materialization
-        if materialization and materialization.asset_key == dg.AssetKey("weekly_report"):
-            entry = materialization.metadata.get(BLOCKED)
-            return [tuple(b) for b in entry.value] if entry else []
-    return []
 
 
 @dg.asset(

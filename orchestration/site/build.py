@@ -23,7 +23,7 @@ from orchestration.report.nav import OTHER_LANGUAGE, index_name, replace_nav, we
 from orchestration.report.template_cache import environment
 from orchestration.report.text import clean_text
 from orchestration.report.translator import Translator, safe_url, strings
-from orchestration.repositories.groups import load_groups
+from orchestration.repositories.registry import load_groups
 from orchestration.site.data import SiteRepo, load_site
 from orchestration.site.feeds import atom_feed
 from orchestration.site.sparkline import sparkline_svg

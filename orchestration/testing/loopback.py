@@ -3,45 +3,11 @@ GitHub emulator and the language-model emulator share."""
 
 from __future__ import annotations
 
-import errno
-import socket
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Self
 
-from orchestration.config import UsageError
-
-
-def port_taken(host: str, port: int) -> UsageError:
-    """What to say when `host:port` is in use: which port, and what to do about it."""
-    return UsageError(
-        f"port {port} on {host} is already in use (another prweekly serve, ui or emulator, or "
-        "another program): stop that one, or choose another port with --port N (--port 0 "
-        "takes any free one)"
-    )
-
-
-def http_server(host: str, port: int, handler) -> ThreadingHTTPServer:
-    """A threaded HTTP server bound to `host:port`; a port in use is a UsageError."""
-    try:
-        return ThreadingHTTPServer((host, port), handler)
-    except OSError as exc:
-        if exc.errno == errno.EADDRINUSE:
-            raise port_taken(host, port) from None
-        raise
-
-
-def check_port_free(host: str, port: int) -> None:
-    """Refuse `host:port` now if something listens there (before handing it to a server
-    prweekly does not start itself, such as Dagster's UI)."""
-    with socket.socket() as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind((host, port))
-        except OSError as exc:
-            if exc.errno == errno.EADDRINUSE:
-                raise port_taken(host, port) from None
-            raise
+from orchestration.site.serve import http_server
 
 
 class LoopbackServer:

@@ -32,6 +32,7 @@ from pathlib import Path
 import dagster as dg
 import duckdb
 
+from orchestration.assets import at_teardown
 from orchestration.config import Settings
 from orchestration.database import apply_duckdb_init, bound_memory, rollback
 from orchestration.lake.case_merge import warehouse_needs_rebuild
@@ -127,6 +128,9 @@ def close_session() -> None:
             session.conn.close()
         finally:
             release_lock(session.lock_fd)
+
+
+at_teardown(close_session)  # a run that ends before publishing lets go of its working copy
 
 
 def _connect(path: Path) -> duckdb.DuckDBPyConnection:

@@ -22,7 +22,7 @@ from datetime import datetime
 from pathlib import Path
 
 from orchestration.config import SourceDataError
-from orchestration.extract.sources import check_dataset_file
+from orchestration.extract.sources.base import check_dataset_file
 from orchestration.extract.sources.nodes import parse_timestamp
 
 _PR_URL = re.compile(r"/([^/]+/[^/]+)/pull/\d+/?$")

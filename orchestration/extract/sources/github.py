@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from orchestration.config import validate_repo
-from orchestration.extract.sources import WeekCount
+from orchestration.extract.sources.base import WeekCount
 from orchestration.extract.sources.github_counts import Counted, week_counts
 from orchestration.extract.sources.github_errors import (
     GitHubAuthError,

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
-from orchestration.extract.sources import WeekCount
+from orchestration.extract.sources.base import WeekCount
 from orchestration.weeks import monday_of
 
 

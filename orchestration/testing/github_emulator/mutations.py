@@ -14,7 +14,12 @@ from __future__ import annotations
 from graphql import GraphQLSchema
 
 from orchestration.testing.github_emulator.posts import NotFound, Post, parse_node_id
-from orchestration.testing.github_emulator.resolvers import TypedError, only_paging, page
+from orchestration.testing.github_emulator.resolvers import (
+    TypedError,
+    only_paging,
+    page,
+    query_schema,
+)
 
 MAX_BODY = 65_536
 MAX_TITLE = 256
@@ -183,3 +188,10 @@ def install(schema: GraphQLSchema) -> None:
     schema.type_map["Node"].resolve_type = lambda node, *_: node["kind"]
     for kind in ("Discussion", "Issue"):
         schema.type_map[kind].fields["comments"].resolve = _comments
+
+
+def build() -> GraphQLSchema:
+    """The emulator's schema: the queries' resolvers (resolvers.py), and the mutations' on them."""
+    schema = query_schema()
+    install(schema)
+    return schema

@@ -165,7 +165,8 @@ def _default(key: str, fallback):
     return resolve
 
 
-def build() -> GraphQLSchema:
+def query_schema() -> GraphQLSchema:
+    """The schema with the queries' resolvers; `mutations.build` adds the mutations'."""
     schema = build_schema(SCHEMA_PATH.read_text(encoding="utf-8"))
     query = schema.query_type
     query.fields["search"].resolve = _search
@@ -202,9 +203,6 @@ def build() -> GraphQLSchema:
     comment.fields["url"].resolve = _default("url", lambda _n: "https://github.com/")
     schema.type_map["Actor"].resolve_type = lambda *_: "User"
     schema.type_map["SearchResultItem"].resolve_type = lambda *_: "PullRequest"
-    from orchestration.testing.github_emulator.mutations import install  # it builds on this module
-
-    install(schema)
     return schema
 
 

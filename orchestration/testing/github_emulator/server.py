@@ -35,9 +35,10 @@ from orchestration.testing.github_emulator.fault_bodies import (
 )
 from orchestration.testing.github_emulator.faults import Fault, Faults, parse_fault_spec
 from orchestration.testing.github_emulator.limits import QueryLimitError, analyse
+from orchestration.testing.github_emulator.mutations import build
 from orchestration.testing.github_emulator.posts import Posts
 from orchestration.testing.github_emulator.ratelimit import RateBudget, Snapshot
-from orchestration.testing.github_emulator.resolvers import Context, build, format_error, iso
+from orchestration.testing.github_emulator.resolvers import Context, format_error, iso
 from orchestration.testing.loopback import LoopbackServer
 
 PATHS = ("/graphql", "/api/graphql")
