@@ -203,3 +203,16 @@ def test_users_can_now_tells_the_change_when_the_first_sentence_is_the_title_aga
         "more based on their specific needs."
     )
     assert found["summary_source"] == "now"
+
+
+def test_a_squash_of_small_follow_up_commits_keeps_its_first_subject() -> None:
+    commits = (
+        "* fix pypi package missing of megatron model and fix torchrun issue\n\n* lint\n\n"
+        "* fix sft script\n\n* update version\n"
+    )
+    assert read(commits, "[misc] fix: resolve pypi missing directory")["summary"] == (
+        "Fix pypi package missing of megatron model and fix torchrun issue"
+    )
+    # of many commits, a first subject that states no change is not told
+    commits = "* Harmonisation of tests between main and PR\n\n* lint\n\n* fix\n\n* style\n"
+    assert read(commits, "Skip the failing Online DPO test")["summary"] is None

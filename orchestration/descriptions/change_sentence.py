@@ -293,15 +293,23 @@ def change_sentence(
         block = doc.blocks[index]
         following = doc.blocks[index + 1] if index + 1 < len(doc.blocks) else None
         found = sentences(block, repo, vocab)
+        plain = True  # may its first sentence be chosen without a change verb?
         if squash is not None and index == 0 and found:
             # a squash's first commit subject about something else than the title, or one of
-            # many commits, is a first step
-            commits = sum(
-                1 for b in doc.blocks if b.kind == "item" and b.loose and roles[b.section] == "lead"
-            )
-            if commits > MAX_SQUASH_FIRST or not {stem(t) for t in found[0].toks}.intersection(
-                title_stems()[0]
-            ).difference(STOPWORDS):
+            # many commits, is a first step; a commit of a word or two ("lint", "update
+            # version") is no step, but then only a subject that states its change is told
+            subjects = [
+                b.text
+                for b in doc.blocks
+                if b.kind == "item" and b.loose and roles[b.section] == "lead"
+            ]
+            steps = sum(1 for text in subjects if text.count(" ", 0, 80) >= 2)
+            plain = len(subjects) <= MAX_SQUASH_FIRST
+            shared = {stem(t) for t in found[0].toks}.intersection(title_stems()[0])
+            shared.difference_update(STOPWORDS)
+            if not plain:  # of many commits, one about what the title names, not its verb
+                shared.discard(stem(title_words.split(" ", 1)[0]))
+            if steps > MAX_SQUASH_FIRST or not shared:
                 continue
         for j, s in enumerate(found):
             weak = (
@@ -309,6 +317,7 @@ def change_sentence(
                 and j == 0
                 and (block.kind == "prose" or index == 0)
                 and "first_sentence" not in fallback
+                and plain
             )
             rule = classify(s, block.kind, vocab, title_stems, weak, leads.get(index) == "changes")
             if rule is None:
