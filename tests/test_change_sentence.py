@@ -216,3 +216,16 @@ def test_a_squash_of_small_follow_up_commits_keeps_its_first_subject() -> None:
     # of many commits, a first subject that states no change is not told
     commits = "* Harmonisation of tests between main and PR\n\n* lint\n\n* fix\n\n* style\n"
     assert read(commits, "Skip the failing Online DPO test")["summary"] is None
+
+
+def test_the_module_a_title_is_tagged_with_is_no_word_of_a_sentence_own() -> None:
+    # "in FastCGI" under "fastcgi: fix ...": the commit's subject says the title again, its
+    # body says what was done
+    commits = (
+        "* Implement HTTPoxy mitigation in FastCGI\nAdded HTTPoxy mitigation to prevent trusting "
+        "the client-supplied Proxy header for HTTP_PROXY.\n\n* gofmt: format code\n"
+    )
+    assert read(commits, "fastcgi: fix HTTPoxy vulnerability")["summary"] == (
+        "Added HTTPoxy mitigation to prevent trusting the client-supplied Proxy header for "
+        "HTTP_PROXY."
+    )

@@ -272,17 +272,22 @@ def _finish(sentence: str, following: Block | None) -> str | None:
 
 
 def change_sentence(
-    doc: Doc, title_words: str, vocab: Vocabulary, repo: str
+    doc: Doc, title_words: str, vocab: Vocabulary, repo: str, title: str = ""
 ) -> tuple[str | None, str | None]:
     """(sentence, rule) for the description's change sentence, `title_words` being the
-    title's (`words_of_title`); (None, None) when there is none."""
+    title's (`words_of_title`) and `title` the whole (the module of its `module:` prefix is no
+    word of a sentence's own); (None, None) when there is none."""
     known: list[Title] = []
 
     def title_stems() -> Title:
         if not known:
             lead = title_words.split(" ", 1)[0]
             needed = MIN_NEW if not lead or vocab.is_verb(lead) else MIN_NEW - 1
-            known.append((*_title_stems(title_words), _repository_words(repo), needed))
+            names = _repository_words(repo)
+            prefix = _TYPE_PREFIX.match(_TAGS.sub("", title)) if ":" in title else None
+            if prefix:  # `fastcgi:`, `feat(parser):`
+                names = names.union(words(prefix.group()).split())
+            known.append((*_title_stems(title_words), names, needed))
         return known[0]
 
     fallback: dict[str, tuple[str, Block | None]] = {}

@@ -79,7 +79,9 @@ def describe(
     text = (body or "")[:MAX_BODY_CHARS]
     doc = parse(text)
     known = title_words if title_words is not None else words_of_title(title)
-    summary, source = change_sentence(doc, known, vocab, repo) if doc.blocks else (None, None)
+    summary, source = (
+        change_sentence(doc, known, vocab, repo, title) if doc.blocks else (None, None)
+    )
     claims, headline = impact_claims(doc, vocab, repo) if _FIGURE.search(text) else ([], None)
     # a caveat's sentence holds one of the caveat phrases' longest words (or the title's tag)
     in_body = bool(doc.blocks) and not vocab.caveat_words.isdisjoint(words(text).split())
