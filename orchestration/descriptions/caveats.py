@@ -102,7 +102,7 @@ def _cut(sentence: str) -> str:
 
 def caveats(doc: Doc, title: str, vocab: Vocabulary, repo: str) -> list[dict]:
     """The description's caveats in the order it gives them, at most MAX_PER_KIND a kind."""
-    from orchestration.descriptions.change_sentence import complete_lead_in
+    from orchestration.descriptions.finish import complete_lead_in
 
     out: list[dict] = []
     counts = dict.fromkeys(CAVEAT_KINDS, 0)

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from itertools import pairwise
 
+from orchestration.descriptions.finish import finish
 from orchestration.descriptions.markdown import Block, Doc, word_set, words
 from orchestration.descriptions.reading_order import (
     candidates,
@@ -29,7 +30,6 @@ from orchestration.descriptions.reading_order import (
 from orchestration.descriptions.sentences import Sentence, sentences
 from orchestration.descriptions.vocabulary import Vocabulary
 
-MAX_CHARS = 300  # a longer sentence is cut at its last clause boundary before this, with "…"
 MIN_WORDS = {"prose": 4, "item": 5, "quote": 4}  # fewer words than this say too little
 MIN_OBJECT = 2  # words of substance after the change verb
 MIN_NEW = 2  # words that the title does not have
@@ -58,12 +58,8 @@ _POINTED = re.compile(
     r"(?:[\w.-]+/[\w.-]+)?#\d+\)?[.!]?$",
     re.IGNORECASE,
 )
-_DANGLING = word_set(
-    "in at to of from by for with see following the a an and or via like here mentioned into"
-)
 _TAGS = re.compile(r"^\s*(?:\[[^\]]*\]\s*)+")
 _TYPE_PREFIX = re.compile(r"^[a-z]+(?:\([^)]*\))?!?:\s*", re.IGNORECASE)
-_CLAUSE = re.compile(r"[,;]\s|\s[—–-]\s|\s\(")
 _REFERENCE = re.compile(r"(?:[\w.-]+/[\w.-]+)?#\d+|@[\w-]+")
 _PLACEHOLDER = re.compile(r"\[[^\]]*\s[^\]]*\s[^\]]*\s[^\]]*\]")  # `[Note which backend ...]`
 _SUFFIXES = (
@@ -233,44 +229,6 @@ def _third_person(word: str) -> bool:
     )
 
 
-def complete_lead_in(sentence: str, following: Block | None) -> str:
-    """A sentence ending in ":" completed by the short code line it introduces (the setting it
-    adds), else ending in a full stop."""
-    if following is not None and following.kind == "code":
-        lines = [ln.strip() for ln in following.text.split("\n") if ln.strip()]
-        # a short snippet's last line (a setting, a flag), not a document or a listing
-        if (
-            0 < len(lines) <= 6
-            and len(lines[-1]) <= 80
-            and not lines[-1].startswith(("-", "#", ">"))
-        ):
-            return f"{sentence} {lines[-1]}."
-    return sentence[:-1].rstrip() + "."
-
-
-def _finish(sentence: str, following: Block | None) -> str | None:
-    """The sentence as the fact keeps it: a lead-in completed by the code it introduces (or
-    ended), a dangling end cut back to its last clause, a long one cut at a clause; None if
-    that leaves too little."""
-    if sentence.endswith(":"):
-        sentence = complete_lead_in(sentence, following)
-    bare = sentence.rstrip(".!?;,: ")
-    if bare.rsplit(" ", 1)[-1].lower() in _DANGLING or sentence.endswith((",", "(", "-")):
-        cut = [m.start() for m in _CLAUSE.finditer(bare)]
-        if not cut or len(bare[: cut[-1]].split()) < MIN_WORDS["prose"]:
-            return None
-        sentence = bare[: cut[-1]] + "."
-    if len(sentence) > MAX_CHARS:
-        cut = [m.start() for m in _CLAUSE.finditer(sentence[:MAX_CHARS])]
-        if not cut or len(sentence[: cut[-1]].split()) < MIN_WORDS["prose"]:
-            return None
-        sentence = sentence[: cut[-1]] + " …"
-    first = sentence.split(" ", 1)[0]
-    if first.isalpha() and first.islower():
-        sentence = sentence[:1].upper() + sentence[1:]
-    return sentence
-
-
 def change_sentence(
     doc: Doc, title_words: str, vocab: Vocabulary, repo: str, title: str = ""
 ) -> tuple[str | None, str | None]:
@@ -329,7 +287,7 @@ def change_sentence(
                 continue
             nxt = following if j == len(found) - 1 else None
             if rule == "subject_verb" or (rule == "imperative" and rank < 2):
-                text = _finish(s.text, nxt)
+                text = finish(s.text, nxt)
                 if text is not None:
                     return text, rule
             elif rank < 2 and (
@@ -341,7 +299,7 @@ def change_sentence(
                 fallback.setdefault("quote", (s.text, nxt))
     for rule in ("now", "tests", "first_sentence", "imperative", "quote"):
         if rule in fallback:
-            text = _finish(*fallback[rule])
+            text = finish(*fallback[rule])
             if text is not None:
                 return text, rule
     return None, None
