@@ -1,0 +1,163 @@
+"""`read_description` over a big history on every core: the SQL functions behind the reader
+(sql/functions.yml) once a build has read many descriptions.
+
+DuckDB calls a Python function from one thread at a time, batch after batch, so the reader
+(pure Python, about 40 µs a description) ran on one core while the other waited: at a million
+PRs, 35 to 40 s of a full build's wall time. Once a process has read `MIN_ROWS_SEEN`
+descriptions (a build of a big history; never a week's run, a test or one repository's
+history), each batch is split: the first piece is read here while worker processes read the
+others, each description by the same code with the same vocabulary, so every row is the same.
+
+A worker is `python -m orchestration.descriptions.parallel` reading pickled batches on its
+stdin (not multiprocessing, whose workers import the parent's `__main__` again: a script
+holding the warehouse's lock would wait for itself).
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import pickle
+import subprocess
+import sys
+import threading
+from typing import BinaryIO
+
+import pyarrow as pa
+
+from orchestration.descriptions import function, vocabulary
+
+# descriptions read by this process before a batch is shared with workers: starting one costs
+# about half a second of CPU, a few batches' worth
+MIN_ROWS_SEEN = 50_000
+MIN_BATCH = 256  # rows of a batch worth splitting
+MAX_WORKERS = 3
+
+_texts: dict[str, str] = {}  # vocabulary key -> its seed text, for the workers
+_seen = 0
+_workers: list[_Worker] = []
+_workers_key: str | None = None
+
+
+def load(text: str | None) -> str:
+    """The SQL function `description_vocabulary` (vocabulary.load), keeping the text that
+    workers load the same vocabulary from."""
+    key = vocabulary.load(text)
+    _texts[key] = text or ""
+    return key
+
+
+def _send(stream: BinaryIO, value: object) -> None:
+    data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(len(data).to_bytes(8, "little") + data)
+    stream.flush()
+
+
+def _receive(stream: BinaryIO) -> object:
+    head = stream.read(8)
+    if len(head) < 8:
+        raise EOFError("the description worker stopped")
+    return pickle.loads(stream.read(int.from_bytes(head, "little")))
+
+
+class _Worker:
+    """One worker process and the thread that waits for its answer."""
+
+    def __init__(self, text: str) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "orchestration.descriptions.parallel"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+        )
+        _send(self.process.stdin, text)
+
+    def read(self, columns: list[list], out: list, at: int) -> threading.Thread:
+        def ask() -> None:
+            try:
+                _send(self.process.stdin, columns)
+                out[at] = _receive(self.process.stdout)
+            except BaseException as exc:  # raised again by the caller
+                out[at] = exc
+
+        thread = threading.Thread(target=ask, daemon=True)
+        thread.start()
+        return thread
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.stdin.close()
+            self.process.wait(timeout=10)
+
+
+def _cores() -> int:
+    return max(0, min(MAX_WORKERS, (os.cpu_count() or 1) - 1))
+
+
+def _workers_for(key: str) -> list[_Worker]:
+    """The workers holding vocabulary `key`, started on first use (none on one core)."""
+    global _workers, _workers_key
+    if _workers_key != key:
+        _stop()
+        if key not in _texts:
+            return []
+        _workers = [_Worker(_texts[key]) for _ in range(_cores())]
+        _workers_key = key
+    return _workers
+
+
+@atexit.register
+def _stop() -> None:
+    global _workers, _workers_key
+    for worker in _workers:
+        worker.stop()
+    _workers, _workers_key = [], None
+
+
+def read_description(
+    repo: pa.Array, title: pa.Array, title_words: pa.Array, body: pa.Array, seeds: pa.Array
+) -> pa.Array:
+    """The SQL function read_description (function.read_description), its batch shared with
+    worker processes once this process has read MIN_ROWS_SEEN descriptions."""
+    global _seen
+    rows = len(repo)
+    _seen += rows
+    workers: list[_Worker] = []
+    if _seen > MIN_ROWS_SEEN and rows >= MIN_BATCH and len(seeds):
+        workers = _workers_for(seeds[0].as_py())
+    if not workers:
+        return function.read_description(repo, title, title_words, body, seeds)
+    size = -(-rows // (len(workers) + 1))
+    answers: list = [None] * len(workers)
+    threads = [
+        worker.read(
+            [c.slice(at, size).to_pylist() for c in (repo, title, title_words, body)], answers, i
+        )
+        for i, (worker, at) in enumerate(zip(workers, range(size, rows, size), strict=False))
+    ]
+    first = function.read_description(
+        *(c.slice(0, size) for c in (repo, title, title_words, body, seeds))
+    )
+    for thread in threads:
+        thread.join()
+    for answer in answers[: len(threads)]:
+        if isinstance(answer, BaseException):
+            _stop()
+            raise RuntimeError(f"a description worker failed: {answer}") from answer
+    return pa.concat_arrays([first, *answers[: len(threads)]])
+
+
+def _serve(stdin: BinaryIO, stdout: BinaryIO) -> None:
+    """A worker: the vocabulary's text, then batches of columns until stdin closes."""
+    key = vocabulary.load(_receive(stdin))
+    while True:
+        try:
+            columns = _receive(stdin)
+        except EOFError:
+            return
+        repo, title, title_words, body = (pa.array(c, pa.string()) for c in columns)
+        seeds = pa.array([key] * len(repo), pa.string())
+        _send(stdout, function.read_description(repo, title, title_words, body, seeds))
+
+
+if __name__ == "__main__":
+    _serve(sys.stdin.buffer, sys.stdout.buffer)
