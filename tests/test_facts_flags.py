@@ -328,6 +328,12 @@ def series() -> list[dict]:
           ("scripts/check_system_python.py", 12, M)]),
         p(31, "fix: defaultRequestToFile should consider optimized modules",
           [("src/node/resolver.ts", 20, M), ("playground/rewrite-optimized/Test.vue", 24, A)]),
+        # a word of an area's name names it only past a first word it shares with another
+        # (`acme-cache` beside `acme-dist`), and a CI workflow's name names nothing
+        p(32, "Fix biased aggregation of token-weighted metrics",
+          [("trainer/grpo.py", 40, M), ("gspo_token/loss.py", 20, M)]),
+        p(33, "fix a hang and add a model CI test",
+          [("workers/reward.py", 50, M), (".github/workflows/model.yml", 40, M)]),
     ]  # fmt: skip
 
 
@@ -371,6 +377,8 @@ def test_areas_name_code_the_pr_changes(tmp_path_factory: pytest.TempPathFactory
         29: ("io", "title_words"),
         30: ("ci", "paths"),
         31: ("resolver", "paths"),
+        32: ("trainer", "paths"),
+        33: ("workers", "paths"),
     }
 
 

@@ -165,12 +165,13 @@ area_lines as (
                 or (f.is_code and not f.is_fixture and coalesce(f.dependency_kind, 'container') = 'container')
         ), 0) as source_lines,
         s.area_lines_total,
-        -- the folders and names of the area's files without `-_. ` (`:crates:puffincache:src:lib:`),
-        -- which a title's words may name
-        string_agg(substr(f.path_key, instr(f.path_key, '/:') + 1), '') filter (
-            where not s.has_source or f.is_ci
-                or (f.is_code and not f.is_fixture and coalesce(f.dependency_kind, 'container') = 'container')
-        ) as area_keys
+        -- the folders and names of the area's source files without `-_. `
+        -- (`:crates:puffincache:src:lib:`), which a title's words may name (not CI workflows,
+        -- whose names are a test's, a model's, a build's)
+        coalesce(string_agg(substr(f.path_key, instr(f.path_key, '/:') + 1), '') filter (
+            where not f.is_ci and (not s.has_source
+                or (f.is_code and not f.is_fixture and coalesce(f.dependency_kind, 'container') = 'container'))
+        ), '') as area_keys
     from files f
     join file_signals s using (repo, number)
     cross join settings st
@@ -588,6 +589,11 @@ placed as (
                 lambda w: length(w) >= 3 and w is distinct from p.first_word and v.type_of_word[w] is null
                     and v.type_of_alias[w] is null and not list_contains(v.scope_tags, w)
                     and not list_contains(v.container_words, w))
+        end,
+        -- and all of them in order, between colons (`:respect:string:cache:scope:`)
+        sequence := case when len(p.named_area_items) = 0 and len(pa.nameable_areas) > 1 then
+            ':' || array_to_string(regexp_split_to_array(lower(regexp_replace(
+                coalesce(p.description, p.rest), '([a-z0-9])([A-Z])', '\1 \2', 'g')), '[^a-z0-9]+'), ':') || ':'
         end) as tw
     from described p
     cross join vocabulary v
@@ -595,24 +601,43 @@ placed as (
     left join path_areas pa using (repo, number)
 ),
 
--- the area the title's words name among those the changed lines place the PR in, when a word
--- names not every such area (`CacheEntry` names `crates/puffin-cache/` beside
--- `puffin-distribution`, `specification` the file `specification.rs`): of those named, the one
--- with the most lines
+-- the area the title's words name among those the changed lines place the PR in, when they
+-- name not every such area: a word that is a whole folder or file name of its source files
+-- (`specification` names `specification.rs`, `csv` a folder `csv/`), or the words of its name
+-- in order (`StringCache` names `string_cache`, `chat templates` `chat_templates`), past a
+-- first word that is the repository's or that another of them shares (`uv audit` names
+-- `uv-audit`, `CacheEntry` `puffin-cache` beside `puffin-distribution`; `token` does not
+-- name `gspo_token`); of those named, the one with the most lines
 title_named as (
     select
-        p.*,
-        case when len(p.tw.words) > 0 then
+        p.* exclude (candidates),
+        case when len(list_filter(p.candidates, lambda a: a.named)) between 1 and len(p.candidates) - 1 then
             list_sort(list_transform(
-                list_filter(p.pa.nameable_areas, lambda a: list_bool_or(list_transform(
-                    list_filter(p.tw.words, lambda w:
-                        len(list_filter(p.pa.nameable_areas, lambda b:
-                            contains(b.keys, ':' || w || ':') or list_contains(string_split_regex(b.area, '[-_. ]+'), w)))
-                        < len(p.pa.nameable_areas)),
-                    lambda w: contains(a.keys, ':' || w || ':') or list_contains(string_split_regex(a.area, '[-_. ]+'), w)))),
+                list_filter(p.candidates, lambda a: a.named),
                 lambda a: {'weight': -a.weight, 'area': a.area}))[1].area
         end as title_area
-    from placed p
+    from (
+        select
+            p.*,
+            case when len(p.tw.words) > 0 then list_transform(p.pa.nameable_areas, lambda a: {
+                'area': a.area,
+                'weight': a.weight,
+                'named': list_bool_or(list_transform(p.tw.words, lambda w:
+                        contains(a.keys, ':' || w || ':')
+                        and len(list_filter(p.pa.nameable_areas, lambda b: contains(b.keys, ':' || w || ':')))
+                            < len(p.pa.nameable_areas)))
+                    or (contains(a.area, '-') or contains(a.area, '_') or list_contains(p.tw.words, a.area))
+                    and contains(p.tw.sequence, ':' || array_to_string(
+                        case when regexp_extract(a.area, '^[a-z0-9]+[-_. ]', 0) <> ''
+                                  and (regexp_extract(a.area, '^[a-z0-9]+', 0) = p.repo_key
+                                       or list_bool_or(list_transform(p.pa.nameable_areas, lambda b:
+                                           b.area <> a.area and starts_with(b.area, regexp_extract(a.area, '^[a-z0-9]+[-_. ]', 0)))))
+                            then string_split_regex(a.area, '[-_. ]+')[2:]
+                            else string_split_regex(a.area, '[-_. ]+')
+                        end, ':') || ':')
+            }) end as candidates
+        from placed p
+    ) p
 ),
 
 classified as (
