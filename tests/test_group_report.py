@@ -12,6 +12,7 @@ import json
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -328,3 +329,19 @@ def test_the_group_strings_use_the_term_list() -> None:
     # Chinese punctuation
     han = r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]"
     assert [s for s in zh if re.search(f"{han} {han}|[，。；：、（）] ", s)] == []
+
+
+def test_a_group_of_many_names_five_repositories_and_counts_the_rest() -> None:
+    """A hundred repositories in a group: a risk in sixty of them names five."""
+    from orchestration.group.queries import GroupWeek
+    from orchestration.group.text import GroupText
+
+    names = [f"o/r{i}" for i in range(12)]
+    many = GroupWeek("g", date(2026, 7, 20), {"first_time_unknown": names}, [], [], [])
+    for lang, said in (
+        ("en", "12 repositories (o/r0, o/r1, o/r2, o/r3, o/r4 and 7 more)"),
+        ("zh", "12 个仓库（o/r0、o/r1、o/r2、o/r3、o/r4 和另外 7 个）"),
+    ):
+        t = GroupText(lang, "md")
+        assert str(t.repos_n(names)) == said and said in str(t.newcomers_unknown(many))
+    assert str(GroupText("en", "md").repos_n(["o/a", "o/b"])) == "2 repositories (o/a and o/b)"

@@ -22,6 +22,7 @@ from orchestration.report.view import VOLUME_BAND
 MAX_STORIES = 6  # the key stories the body tells; each repository's line names its own
 MAX_SUMMARY_STORIES = 3
 MAX_RISK_PRS = 4  # PRs named on a recurring risk's line
+MAX_NAMED_REPOS = 5  # repositories a sentence names; the rest are counted ("and 7 more")
 CAVEAT_CHARS = 140
 
 
@@ -72,10 +73,16 @@ class GroupText(Translator):
     def pr(self, number: int, url: str | None) -> str:
         return self.link({"number": number, "url": url})
 
+    def few(self, items: list[Any], most: int) -> list[Any]:
+        """The first `most` items, and "N more" for the rest (a group of a hundred)."""
+        if len(items) <= most:
+            return items
+        return [*items[:most], self.n("g_more", len(items) - most)]
+
     def repos_n(self, names: list[str]) -> str:
         """`2 repositories (a and b)` / `2 个仓库（a 和 b）`."""
         count = self.n("g_repos_n", len(names))
-        inner = self.join([self.esc(n) for n in names])
+        inner = self.join(self.few([self.esc(n) for n in names], MAX_NAMED_REPOS))
         return self.safe(f"{count}（{inner}）" if self.lang == "zh" else f"{count} ({inner})")
 
     # --- stories ------------------------------------------------------------------------
@@ -207,7 +214,8 @@ class GroupText(Translator):
             risk = self.risk_line(g, g.risks[0], short=True)
             out.append(self("g_risk_line", risk=risk))
         if g.newly_quiet:
-            names = self.join([self.esc(r["display_name"]) for r in g.newly_quiet])
+            quiet = [self.esc(r["display_name"]) for r in g.newly_quiet]
+            names = self.join(self.few(quiet, MAX_NAMED_REPOS))
             out.append(self.n("g_quiet_line", len(g.newly_quiet), repos=names))
         return out
 
@@ -256,7 +264,11 @@ class GroupText(Translator):
             counts: dict[str, int] = {}
             for pr in risk["prs"]:
                 counts[pr["repo"]] = counts.get(pr["repo"], 0) + 1
-            items = [self("g_risk_count", repo=name, n=n) for name, n in counts.items()]
+            shown = list(counts.items())
+            if len(shown) > MAX_NAMED_REPOS:  # the repositories with the most, then a count
+                shown.sort(key=lambda c: -c[1])
+            items = [self("g_risk_count", repo=name, n=n) for name, n in shown]
+            items = self.few(items, MAX_NAMED_REPOS)
             values = {
                 "prs": self.n("g_prs_n", risk["pr_count"]),
                 "repos": repos,
@@ -277,7 +289,7 @@ class GroupText(Translator):
         shown = [] if short else risk["prs"][:MAX_RISK_PRS]
         prs = [self.safe(f"{self.esc(p['repo'])} {self.pr(p['number'], p['url'])}") for p in shown]
         if not short and len(risk["prs"]) > MAX_RISK_PRS:
-            prs.append(self.n("g_prs_n", len(risk["prs"]) - MAX_RISK_PRS))
+            prs.append(self.n("g_more", len(risk["prs"]) - MAX_RISK_PRS))
         key = "g_risk_dependency" if risk["risk_kind"] == "dependency" else "g_risk_platform"
         text = self(key, subject=self.strong(risk["subject"]), repos=repos, prs=self.join(prs))
         return self.safe(str(text).rstrip("：: "))
@@ -302,6 +314,8 @@ class GroupText(Translator):
         unknown = g.summary["first_time_unknown"] or []
         if not unknown:
             return None
+        if len(unknown) > MAX_NAMED_REPOS:
+            return self("g_newcomers_unknown", repos=self.repos_n(unknown))
         return self("g_newcomers_unknown", repos=self.join([self.esc(n) for n in unknown]))
 
     # --- one line per repository --------------------------------------------------------
