@@ -180,8 +180,7 @@ def test_the_report_names_each_key_story_the_release_and_the_recurring_risks(
     risks = next(s for s in lines if s.startswith(("Recurring risks", "反复出现的风险")))
     assert "**numpy**" in risks.splitlines()[2] and "**ascend**" in risks.splitlines()[3]
     assert "pull/150" in risks and "pull/250" in risks
-    # 26 PRs against 18.0 is a steady trend (under 1.5 times) but said as a change, as a
-    # repository's report says one beyond ±10%
+    # 26 PRs against 18.0: a steady trend, said as a change (beyond ±10%, as a repository's)
     change = {"en": ", 44% more than the average of the weeks before (18.0)"}
     assert change.get(lang, "，比前几周的平均值（18.0）多 44%") in markdown
     if lang == "zh":
@@ -337,11 +336,15 @@ def test_a_group_of_many_names_five_repositories_and_counts_the_rest() -> None:
     from orchestration.group.text import GroupText
 
     names = [f"o/r{i}" for i in range(12)]
-    many = GroupWeek("g", date(2026, 7, 20), {"first_time_unknown": names}, [], [], [])
+    summary = dict(first_time_unknown=names, repositories=12, merged_prs=0, active_repositories=0)
+    summary |= dict.fromkeys(("releases", "trailing_avg_prs", "active_trend", "volume_trend"))
+    quiet = [{"display_name": n, "is_newly_quiet": True} for n in names]
+    many = GroupWeek("g", date(2026, 7, 20), summary, quiet, [], [])
     for lang, said in (
         ("en", "12 repositories (o/r0, o/r1, o/r2, o/r3, o/r4 and 7 more)"),
         ("zh", "12 个仓库（o/r0、o/r1、o/r2、o/r3、o/r4 和另外 7 个）"),
     ):
         t = GroupText(lang, "md")
-        assert str(t.repos_n(names)) == said and said in str(t.newcomers_unknown(many))
-    assert str(GroupText("en", "md").repos_n(["o/a", "o/b"])) == "2 repositories (o/a and o/b)"
+        unknown, quiet_line = str(t.newcomers_unknown(many)), t.summary(many)[-1]
+        assert str(t.repos_n(names)) == said and said in unknown and said in quiet_line
+        assert "） " not in unknown and "个 本" not in quiet_line

@@ -215,8 +215,10 @@ class GroupText(Translator):
             out.append(self("g_risk_line", risk=risk))
         if g.newly_quiet:
             quiet = [self.esc(r["display_name"]) for r in g.newly_quiet]
-            names = self.join(self.few(quiet, MAX_NAMED_REPOS))
-            out.append(self.n("g_quiet_line", len(g.newly_quiet), repos=names))
+            if len(quiet) > MAX_NAMED_REPOS:
+                out.append(self("g_quiet_line_many", repos=self.repos_n(quiet)))
+            else:
+                out.append(self.n("g_quiet_line", len(quiet), repos=self.join(quiet)))
         return out
 
     def release_row(self, release: dict) -> str:
@@ -315,7 +317,7 @@ class GroupText(Translator):
         if not unknown:
             return None
         if len(unknown) > MAX_NAMED_REPOS:
-            return self("g_newcomers_unknown", repos=self.repos_n(unknown))
+            return self("g_newcomers_unknown_many", repos=self.repos_n(unknown))
         return self("g_newcomers_unknown", repos=self.join([self.esc(n) for n in unknown]))
 
     # --- one line per repository --------------------------------------------------------
