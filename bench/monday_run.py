@@ -37,6 +37,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 TARGET_SECONDS = 60
+# issue 29: the tick (one new week per repository) in 30 s, its reports and site in 4 s
+TICK_TARGET_SECONDS = 30
+TICK_REPORTS_SECONDS = 4
 TARGET_REQUESTS = 3  # per 100 PRs; one repository's whole history takes 1.7
 TOKEN = "ghp_bench_token_for_the_emulator_only"
 PHASE_OF_STEP = {
@@ -259,13 +262,18 @@ def rows(results: dict) -> list[tuple[str, str, str, bool | None]]:
     for case in results.get("cases", []):
         weeks = case["weeks"]
         name = f"monday {case['repos']} repos {weeks}, {label[case['case']]}, {case['runs']} run(s)"
-        met = case["seconds"] < TARGET_SECONDS
-        out.append((name, f"{case['seconds']:.1f} s", f"< {TARGET_SECONDS} s", met))
+        target = TICK_TARGET_SECONDS if case["case"] == "tick" else TARGET_SECONDS
+        met = case["seconds"] < target
+        out.append((name, f"{case['seconds']:.1f} s", f"< {target} s", met))
         out.append(("  CPU time (all cores)", f"{case['cpu_seconds']:.1f} s", "", None))
         if case.get("group_steps"):
             seconds = case["group_steps_seconds"]
             out.append((f"  group steps (groups: {case['group']})", f"{seconds:.1f} s", "", None))
         for phase, seconds in case["phases"].items():
+            if phase == "reports" and case["case"] == "tick":
+                limit = TICK_REPORTS_SECONDS
+                out.append(("  reports", f"{seconds:.1f} s", f"< {limit} s", seconds < limit))
+                continue
             out.append((f"  {phase.replace('_', ' ')}", f"{seconds:.1f} s", "", None))
         per_100 = case["requests_per_100_prs"]
         out.append(
@@ -292,6 +300,8 @@ def run(
 ) -> dict:
     plan = {"tick": (repos, 1), "all": (repos, 1), "range": (range_repos, range_weeks)}
     return {
+        "when": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "cpu_count": os.cpu_count(),
         "history_weeks": history,
         "prs_per_week": prs,
         "cases": [run_case(c, *plan[c], history, prs, profile, log, group) for c in cases],
