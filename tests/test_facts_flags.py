@@ -118,6 +118,15 @@ def nodes() -> list[dict]:
             ("docs/ascend/quick_start.rst", 5, M)]),
         pr(30, "enable vllm client-server tests on XPU", at(30),
            [("tests/test_vllm_client.py", 31, M)]),
+        # a lock file that follows the manifest of what the tests exercise (a playground's
+        # package) says nothing of the project's dependencies; beside the project's own
+        # manifest it does
+        pr(31, "fix: check `server.fs` after stripping query as well", at(31),
+           [("src/node/server/fs.ts", 20, M), ("playground/fs-serve/package.json", 3, M),
+            ("pnpm-lock.yaml", 12, M)]),
+        pr(32, "feat: pretty errors", at(32),
+           [("src/node/errors.ts", 20, M), ("packages/vite/package.json", 1, M),
+            ("playground/errors/package.json", 3, M), ("pnpm-lock.yaml", 12, M)]),
     ]  # fmt: skip
 
 
@@ -172,8 +181,9 @@ def test_dependency_changes_name_the_file_and_the_dependency(home: Path) -> None
     found = raised(home, "dependency_change")
     # not 10, 11 (the project's own version), 14 (an internal lock edge); 16 changes only a
     # container build, but the title names what it bumps; 20's lock file grew by 3,000 lines
-    # nor 25 (the documentation's requirements, which the title does not name)
-    assert sorted(found) == [12, 13, 15, 16, 20, 26]
+    # nor 25 (the documentation's requirements, which the title does not name), nor 31 (a lock
+    # file beside a playground's manifest alone)
+    assert sorted(found) == [12, 13, 15, 16, 20, 26, 32]
     assert found[26][2] == {"files": ["requirements-docs.txt"], "more": 0,
                             "package": "mkdocs-material"}  # fmt: skip
     assert found[12] == (

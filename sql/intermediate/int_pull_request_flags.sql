@@ -144,13 +144,19 @@ file_facts as (
         arg_max(hardware_word, lines) filter (where hardware_word is not null
             and not (is_doc or is_example or is_test or is_script)) as hardware_path_word,
         -- a dependency list always says the dependencies changed; a lock file when it changed
-        -- by at least a package's entry; a manifest or container build, and the documentation's
+        -- by at least a package's entry (unless only fixtures' manifests changed beside it, see
+        -- below); a manifest or container build, and the documentation's
         -- own dependencies (under docs/, or `requirements-docs.txt`), only with the title
         -- (sorted after, not in an ordered aggregate, which sorts every group's rows)
         list_sort(list(path) filter (where (dependency_kind = 'list'
                 or (dependency_kind = 'lock' and lines >= s.dependency_lock_min_lines))
             and not regexp_matches(path, '(^|/)docs?/|[-_.]docs?([-_.][^/]*)?$'))) as dependency_files,
-        list_sort(list(path) filter (where is_dependency)) as manifest_files
+        -- the manifests and lists changed are all of what the tests exercise (a playground's
+        -- package, a test's requirements): the lock file follows them, not the project
+        coalesce(bool_and(is_fixture or is_test or is_example)
+            filter (where dependency_kind in ('list', 'manifest')), false) as fixture_manifests_only,
+        list_sort(list(path) filter (where is_dependency)) as manifest_files,
+        list(path) filter (where dependency_kind = 'lock') as lock_files
     from files
     cross join settings s
     group by repo, number
@@ -363,6 +369,9 @@ flags as (
             when td.named is not null then list_concat(coalesce(ff.dependency_files, []),
                 list_filter(coalesce(ff.manifest_files, []),
                     lambda m: not list_contains(coalesce(ff.dependency_files, []), m)))
+            -- a lock file beside the manifests of what the tests exercise alone follows them
+            when ff.fixture_manifests_only then list_filter(coalesce(ff.dependency_files, []),
+                lambda d: not list_contains(coalesce(ff.lock_files, []), d))
             else coalesce(ff.dependency_files, [])
         end as dependency_files,
         td.named as dependency_name,
