@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export PRWEEKLY_HOME ?= $(CURDIR)/data
 
-.PHONY: demo test ui lint lint-sql format format-sql docs bench dbt-check clean
+.PHONY: demo test test-fast ui lint lint-sql format format-sql docs bench dbt-check clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -29,6 +29,11 @@ test: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(SQLFLUFF) lint --processes 0 $(SQL_MODELS)
 	$(BIN)/pytest -n $(WORKERS) --dist loadfile --no-loadscope-reorder
+
+# the unit layer alone (tests/unit/: code on data, no Dagster instance, server or child
+# process), under a minute on two cores; `make test` runs it with the other layers
+test-fast: $(STAMP)
+	$(BIN)/pytest -n $(WORKERS) --dist loadfile --no-loadscope-reorder tests/unit
 
 ui: $(STAMP)
 	$(BIN)/prweekly ui

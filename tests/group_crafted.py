@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from test_facts_support import pr, write_dataset
+from tests.unit.test_facts_support import pr, write_dataset
 
 WEEKS = ("2026-06-30", "2026-07-07", "2026-07-14", "2026-07-21")  # a Tuesday of W27..W30
 GROUP = "acme-team"
