@@ -114,6 +114,8 @@ values_per_week as (
     select repo, week_start, importance, count(*) as prs from scale_prs group by all
 ),
 
+-- each item beside each week of its window, so the counts join on the week (a range join
+-- compared every item with every week of its repository)
 scale as (
     select
         i.repo,
@@ -123,10 +125,10 @@ scale as (
         coalesce(sum(v.prs) filter (where v.importance = i.worth), 0) as equal,
         coalesce(sum(v.prs), 0) as total
     from items i
+    left join (select unnest(range(key_weeks)) as back from key_settings) w on true
     left join values_per_week v
         on v.repo = i.repo
-        and v.week_start between i.week_start - to_weeks((select key_weeks - 1 from key_settings))
-            and i.week_start
+        and v.week_start = i.week_start - to_weeks(cast(w.back as integer))
     group by all
 ),
 
