@@ -53,6 +53,7 @@ format-sql: $(STAMP)
 	$(SQLFLUFF) fix --processes 0 $(SQL_MODELS)
 
 # the README's environment table and list of documents, and docs/architecture.md's asset graph
+# and layout
 docs: $(STAMP)
 	$(BIN)/python -m orchestration.service.generated_docs
 

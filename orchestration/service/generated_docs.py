@@ -1,8 +1,9 @@
 """The parts of the README and docs/ that the code writes, so they cannot drift from it.
 
 The README's environment table comes from `config.ENVIRONMENT` (which `prweekly --help` prints
-too), its list of documents from the files in docs/, and the asset graph in
-docs/architecture.md from the Dagster definitions. Each sits between
+too), its list of documents from the files in docs/, the asset graph in docs/architecture.md
+from the Dagster definitions, and its layout from the package's folders and each module's
+opening line. Each sits between
 `<!-- generated: NAME -->` and `<!-- end: NAME -->`; `python -m
 orchestration.service.generated_docs`
 (`make docs`) rewrites them, and a test fails while one is out of date.
@@ -10,6 +11,7 @@ orchestration.service.generated_docs`
 
 from __future__ import annotations
 
+import ast
 import re
 import sys
 from collections.abc import Callable
@@ -90,10 +92,77 @@ def docs_index(root: Path) -> str:
     return "\n".join(lines)
 
 
+PACKAGE = "orchestration"
+DESCRIBED_AT = 26  # the column a layout line's description starts at
+WIDTH = 100
+# folders of the package that hold no Python, so no docstring to say what they are
+DATA_FOLDERS = {"sample": "the bundled sample repository, the demo's dataset"}
+
+
+def _purpose(path: Path) -> str:
+    """The first sentence of a module's docstring (every module opens with one)."""
+    doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
+    if not doc:
+        raise ValueError(f"{path} opens with no docstring saying what it is for")
+    first = " ".join(doc.split("\n\n")[0].split())
+    return re.split(r"(?<=\.)\s", first, maxsplit=1)[0]
+
+
+def _entry(indent: int, name: str, text: str) -> list[str]:
+    """`name` at `indent`, `text` from the description column on, wrapped to the width."""
+    head = " " * indent + name
+    pad = " " * DESCRIBED_AT
+    first_width = WIDTH - max(DESCRIBED_AT, len(head) + 2)
+    words, lines, line = text.split(), [], ""
+    for word in words:
+        limit = first_width if not lines else WIDTH - DESCRIBED_AT
+        if line and len(line) + 1 + len(word) > limit:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}".strip()
+    lines.append(line)
+    if len(head) + 2 > DESCRIBED_AT:
+        return [head, *(pad + line for line in lines)]
+    return [head.ljust(DESCRIBED_AT) + lines[0], *(pad + line for line in lines[1:])]
+
+
+def _folder(folder: Path, indent: int) -> list[str]:
+    """A package folder: its purpose, then its files by name, then its sub-folders the same
+    way."""
+    init = folder / "__init__.py"
+    purpose = _purpose(init) if init.exists() else DATA_FOLDERS[folder.name]
+    files = sorted(
+        p.name
+        for p in folder.iterdir()
+        if p.is_file() and p.name != "__init__.py" and not p.name.startswith(".")
+    )
+    lines = _entry(indent, f"{folder.name}/", purpose)
+    if files:
+        lines += _entry(0, "", " ".join(files))
+    for sub in sorted(p for p in folder.iterdir() if p.is_dir() and p.name != "__pycache__"):
+        lines += _folder(sub, indent + 2)
+    return lines
+
+
+def layout(root: Path) -> str:
+    """The package as it stands: each module at its top with its opening line, and each folder
+    with its own and the names of the files in it."""
+    package = root / PACKAGE
+    lines = _entry(0, f"{PACKAGE}/", _purpose(package / "__init__.py"))
+    for path in sorted(package.glob("*.py")):
+        if path.name != "__init__.py":
+            lines += _entry(2, path.name, _purpose(path))
+    for folder in sorted(p for p in package.iterdir() if p.is_dir() and p.name != "__pycache__"):
+        lines += _folder(folder, 2)
+    return "\n".join(["```", *(line.rstrip() for line in lines), "```"])
+
+
 BLOCKS: dict[str, tuple[str, Callable[[Path], str]]] = {
     "environment": ("README.md", environment_table),
     "docs-index": ("README.md", docs_index),
     "asset-graph": ("docs/architecture.md", asset_graph),
+    "layout": ("docs/architecture.md", layout),
 }
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from orchestration.service import generated_docs
 from tests.conftest import ROOT
 
@@ -74,3 +76,37 @@ def _anchors(page: Path) -> set[str]:
     """GitHub's anchors for a page's headings: lower case, punctuation dropped, `-` for spaces."""
     headings = re.findall(r"^#+ (.+)$", page.read_text(encoding="utf-8"), re.MULTILINE)
     return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in headings}
+
+
+def test_the_layout_names_every_module_of_the_package() -> None:
+    """docs/architecture.md's layout is generated (`make docs`): a module added, moved or
+    removed shows there, under its folder."""
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    block = text.split("<!-- generated: layout")[1].split("<!-- end: layout -->")[0]
+    package = ROOT / "orchestration"
+    for path in package.rglob("*.py"):
+        if "__pycache__" in path.parts or path.name == "__init__.py":
+            continue
+        folder = path.parent.relative_to(package).parts
+        assert path.name in block, f"{path.relative_to(ROOT)} is not in the layout"
+        assert all(f"{part}/" in block for part in folder), path
+
+
+def test_the_layout_says_what_each_module_is_for(tmp_path: Path) -> None:
+    package = tmp_path / "orchestration"
+    (package / "lake").mkdir(parents=True)
+    (package / "__init__.py").write_text('"""The package."""\n')
+    (package / "config.py").write_text('"""Settings. More words."""\n')
+    (package / "lake" / "__init__.py").write_text('"""The raw lake."""\n')
+    (package / "lake" / "files.py").write_text('"""Week files."""\n')
+    assert generated_docs.layout(tmp_path).splitlines() == [
+        "```",
+        "orchestration/            The package.",
+        "  config.py               Settings.",
+        "  lake/                   The raw lake.",
+        "                          files.py",
+        "```",
+    ]
+    (package / "reader.py").write_text("X = 1\n")
+    with pytest.raises(ValueError, match="opens with no docstring"):
+        generated_docs.layout(tmp_path)
