@@ -19,8 +19,8 @@ final as (
         r.reason,
         r.reason_key,
         r.evidence
-    from flags f, unnest(f.risks) as u(r)  -- noqa: AL01, LT01
-    where r.raised
+    -- only the raised flags are unnested (most of a PR's flags are not raised)
+    from flags f, unnest(list_filter(f.risks, lambda x: x.raised)) as u(r)  -- noqa: AL01, LT01
 )
 
 select * from final
