@@ -563,14 +563,21 @@ placed as (
             list_filter(p.named_area_items,
                 lambda x: x.trusted or not p.files_complete
                     or contains(f.path_keys, '/' || x.key) or contains(f.path_keys, ':' || x.key)
+                    -- a plural naming a folder or name in the singular (`[workers]`, `worker/`)
+                    or ends_with(x.key, 's') and length(x.key) > 3
+                       and contains(f.path_keys, ':' || left(x.key, length(x.key) - 1) || ':')
                     -- a path area's key (`asyncgrpo` for `async_grpo`)
                     or list_contains(list_transform(pa.all_path_areas, lambda a:
                         replace(replace(replace(replace(a, '-', ''), '_', ''), '.', ''), ' ', '')), x.key)),
-            -- spelt as the path area it names, else as the tag when it separates its words
+            -- spelt as the path area it names (also in the singular or plural: `[model]` names
+            -- `models/`, `[workers]` `worker/`), else as the tag when it separates its words
             -- (`bundled-dev`, not `bundleddev`), else as the folder or module it names
             lambda x: coalesce(
                 list_filter(list_sort(pa.all_path_areas), lambda a:
                     replace(replace(replace(replace(a, '-', ''), '_', ''), '.', ''), ' ', '') = x.key)[1],
+                list_filter(list_sort(pa.all_path_areas), lambda a:
+                    replace(replace(replace(replace(a, '-', ''), '_', ''), '.', ''), ' ', '')
+                        in (x.key || 's', left(x.key, length(x.key) - 1)) and length(x.key) > 3)[1],
                 case when regexp_matches(x.area, '[-_]') then replace(x.area, '-', '_') end,
                 case when not x.trusted and p.files_complete and not contains(f.path_keys, '/' || x.area || '/') then
                     list_filter(string_split(f.path_keys, '/'), lambda s:

@@ -344,6 +344,9 @@ def series() -> list[dict]:
           [("trainer/grpo.py", 40, M), ("gspo_token/loss.py", 20, M)]),
         p(33, "fix a hang and add a model CI test",
           [("workers/reward.py", 50, M), (".github/workflows/model.yml", 40, M)]),
+        # a tag in the singular names a folder in the plural, spelt as the folder
+        p(34, "[model] feat: support qwen3 mtp", [("models/mcore/mtp.py", 20, M)]),
+        p(35, "[workers] fix: sync the critic", [("pkg/worker/critic.py", 20, M)]),
     ]  # fmt: skip
 
 
@@ -389,6 +392,8 @@ def test_areas_name_code_the_pr_changes(tmp_path_factory: pytest.TempPathFactory
         31: ("resolver", "paths"),
         32: ("trainer", "paths"),
         33: ("workers", "paths"),
+        34: ("models", "title"),
+        35: ("worker", "title"),
     }
 
 
