@@ -9,6 +9,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
 
@@ -136,15 +137,21 @@ def blocked_message(blocked: list[tuple[str, str, str]]) -> str:
     return f"not reported, as their facts failed data tests: {' | '.join(b[2] for b in blocked)}"
 
 
-def blocked_in_run(instance: dg.DagsterInstance, run_id: str) -> list[tuple[str, str, str]]:
-    """The weeks this run's `weekly_report` did not report, as their facts failed data tests:
-    (repository, week, why); none if the run did not render reports."""
+def report_metadata(instance: dg.DagsterInstance, run_id: str, name: str) -> Any:
+    """The value of the metadata entry `name` of this run's `weekly_report`; None if the run
+    rendered no reports or the entry is not there."""
     records = instance.get_records_for_run(
         run_id, of_type=dg.DagsterEventType.ASSET_MATERIALIZATION, ascending=False, limit=100
     ).records
     for record in records:
         materialization = record.event_log_entry.asset_materialization
         if materialization and materialization.asset_key == dg.AssetKey("weekly_report"):
-            entry = materialization.metadata.get(BLOCKED)
-            return [tuple(b) for b in entry.value] if entry else []
-    return []
+            entry = materialization.metadata.get(name)
+            return entry.value if entry else None
+    return None
+
+
+def blocked_in_run(instance: dg.DagsterInstance, run_id: str) -> list[tuple[str, str, str]]:
+    """The weeks this run's `weekly_report` did not report, as their facts failed data tests:
+    (repository, week, why); none if the run did not render reports."""
+    return [tuple(b) for b in report_metadata(instance, run_id, BLOCKED) or []]

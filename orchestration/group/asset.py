@@ -14,7 +14,7 @@ from datetime import timedelta
 
 import dagster as dg
 
-from orchestration.assets import PrweeklyResource, scopes_of_run
+from orchestration.assets import PrweeklyResource, report_metadata, scopes_of_run
 from orchestration.database import connect
 from orchestration.delivery import ledger
 from orchestration.delivery.send import FAILED, SENT, Outcome
@@ -33,15 +33,7 @@ from orchestration.weeks import weeks_between
 
 def refreshed_in_run(instance: dg.DagsterInstance, run_id: str) -> list[str]:
     """The repository weeks this run's `weekly_report` wrote again ("repo week")."""
-    records = instance.get_records_for_run(
-        run_id, of_type=dg.DagsterEventType.ASSET_MATERIALIZATION, ascending=False, limit=100
-    ).records
-    for record in records:
-        materialization = record.event_log_entry.asset_materialization
-        if materialization and materialization.asset_key == dg.AssetKey("weekly_report"):
-            entry = materialization.metadata.get("refreshed_weeks")
-            return list(entry.value) if entry else []
-    return []
+    return list(report_metadata(instance, run_id, "refreshed_weeks") or [])
 
 
 @dg.asset(

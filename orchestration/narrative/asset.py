@@ -13,7 +13,7 @@ import dataclasses
 import dagster as dg
 
 from orchestration.assets import PrweeklyResource, scopes_of, weekly_partitions
-from orchestration.database import rollback
+from orchestration.database import transaction
 from orchestration.models.build import WEEKS
 from orchestration.narrative.client import ChatClient, EndpointError
 from orchestration.narrative.narrate import Tally, narrate_week
@@ -76,13 +76,8 @@ def pr_narratives(
                 for note in client.notes:
                     context.log.warning(f"narrative: {note}")
                 client.notes.clear()
-                conn.execute("begin transaction")
-                try:
+                with transaction(conn):
                     replace_week(conn, scope.repo, week, outcomes)
-                    conn.execute("commit")
-                except BaseException:
-                    rollback(conn)
-                    raise
                 for outcome in outcomes:
                     tally.add(outcome)
                 weeks += 1

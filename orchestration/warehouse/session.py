@@ -34,7 +34,7 @@ import duckdb
 
 from orchestration.assets import at_teardown
 from orchestration.config import Settings
-from orchestration.database import apply_duckdb_init, bound_memory, rollback
+from orchestration.database import apply_duckdb_init, bound_memory, transaction
 from orchestration.lake.case_merge import warehouse_needs_rebuild
 from orchestration.models.build import REBUILT
 from orchestration.models.render import sql_string
@@ -208,14 +208,10 @@ def _settle(
             quoted_path = sql_string(str(published))  # ATTACH takes no parameter
             conn.execute(f"attach {quoted_path} as pub (read_only)")
         try:
-            conn.execute("begin transaction")
-            for relation, scopes in _by_relation(entries).items():
-                _sync(conn, relation, scopes, source="pub", target="work", missing_ok=True)
-            conn.execute(f"delete from {PENDING} where list_contains(?, run_id)", [undo])
-            conn.execute("commit")
-        except BaseException:
-            rollback(conn)
-            raise
+            with transaction(conn):
+                for relation, scopes in _by_relation(entries).items():
+                    _sync(conn, relation, scopes, source="pub", target="work", missing_ok=True)
+                conn.execute(f"delete from {PENDING} where list_contains(?, run_id)", [undo])
         finally:
             if published.exists():
                 conn.execute("detach pub")
@@ -310,14 +306,9 @@ def _publish_weeks(conn: duckdb.DuckDBPyConnection, published: Path, entries: li
         quoted_path = sql_string(str(published))  # ATTACH takes no parameter
         conn.execute(f"attach {quoted_path} as pub")
         try:
-            conn.execute("begin transaction")
-            try:
+            with transaction(conn):
                 for relation, scopes in _by_relation(entries).items():
                     _sync(conn, relation, scopes, source="work", target="pub")
-                conn.execute("commit")
-            except BaseException:
-                rollback(conn)
-                raise
         finally:
             conn.execute("detach pub")
         return time.monotonic() - started
