@@ -12,12 +12,13 @@ a rebuild, never a wrong row.
 
 from __future__ import annotations
 
+import weakref
 from datetime import date
 
 import duckdb
 
 from orchestration.config import repo_slug
-from orchestration.database import relation_exists
+from orchestration.database import relation_exists, transaction
 from orchestration.lake.files import WeekFile, list_week_files
 from orchestration.models.project import Project
 from orchestration.run_scope import RunScope
@@ -48,8 +49,20 @@ def _columns(conn: duckdb.DuckDBPyConnection) -> list[str]:
     return [row[0] for row in conn.execute(f"describe {LEDGER}").fetchall()]
 
 
+# connections known to hold the ledger in its layout: a week's run records 20 models, and
+# asking the catalog each time cost a millisecond or two of CPU per model
+_ready: weakref.WeakSet[duckdb.DuckDBPyConnection] = weakref.WeakSet()
+
+
 def _create(conn: duckdb.DuckDBPyConnection) -> None:
     """The ledger; one of an older layout is dropped (every week is then rebuilt once)."""
+    if conn in _ready:
+        return
+    _ensure(conn)
+    _ready.add(conn)
+
+
+def _ensure(conn: duckdb.DuckDBPyConnection) -> None:
     conn.execute("create schema if not exists runs")
     if relation_exists(conn, LEDGER):
         if _columns(conn) == COLUMNS:
@@ -67,26 +80,51 @@ def record(
     extracted: dict[str, Stamps],
 ) -> None:
     """`model` has built `scopes`' weeks from the week files `extracted` lists (per repository);
-    the scopes' weeks without a file are not modelled (a later extract may add them)."""
+    the scopes' weeks without a file are not modelled (a later extract may add them). One
+    transaction: a week's run records 20 models, and each commit waits for the disk."""
+    try:
+        with transaction(conn):
+            _record(conn, model, scopes, extracted)
+    except duckdb.CatalogException:
+        if conn not in _ready:
+            raise
+        _ready.discard(conn)  # the ledger went (an undo, a rolled-back first record): again
+        with transaction(conn):
+            _record(conn, model, scopes, extracted)
+
+
+def _record(
+    conn: duckdb.DuckDBPyConnection,
+    model: str,
+    scopes: list[RunScope],
+    extracted: dict[str, Stamps],
+) -> None:
     _create(conn)
     repos, firsts, lasts = zip(*((s.repo, s.start_week, s.end_week) for s in scopes), strict=True)
+    if len(scopes) == 1:  # a week's run: the plain terms are the exact test
+        conn.execute(
+            f"delete from {LEDGER} where model = $model and repo = $repo "
+            "and week_start between $first and $last",
+            {"model": model, "repo": repos[0], "first": firsts[0], "last": lasts[0]},
+        )
     # the plain terms first narrow the rows (the ledger holds every model's every week: two
     # million rows at a million PRs) to those the exact test then looks at
-    conn.execute(
-        f"delete from {LEDGER} t where model = $model "
-        "and repo in (select unnest($repos)) and week_start between $first and $last "
-        "and exists (select 1 from (select unnest($repos) as repo, unnest($firsts) as "
-        "first_week, unnest($lasts) as last_week) s "
-        "where s.repo = t.repo and t.week_start between s.first_week and s.last_week)",
-        {
-            "model": model,
-            "repos": list(repos),
-            "firsts": list(firsts),
-            "lasts": list(lasts),
-            "first": min(firsts),
-            "last": max(lasts),
-        },
-    )
+    else:
+        conn.execute(
+            f"delete from {LEDGER} t where model = $model "
+            "and repo in (select unnest($repos)) and week_start between $first and $last "
+            "and exists (select 1 from (select unnest($repos) as repo, unnest($firsts) as "
+            "first_week, unnest($lasts) as last_week) s "
+            "where s.repo = t.repo and t.week_start between s.first_week and s.last_week)",
+            {
+                "model": model,
+                "repos": list(repos),
+                "firsts": list(firsts),
+                "lasts": list(lasts),
+                "first": min(firsts),
+                "last": max(lasts),
+            },
+        )
     rows = [
         (s.repo, week, stamp)
         for s in scopes
