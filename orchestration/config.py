@@ -31,6 +31,9 @@ PROJECT_DIR = project_root()  # the source tree, or the installed wheel's copy o
 SQL_DIR = PROJECT_DIR / "sql"
 TEMPLATES_DIR = PROJECT_DIR / "reports" / "templates"
 I18N_DIR = PROJECT_DIR / "reports" / "i18n"
+# the report's languages (reports/i18n/<lang>.yml), in the order their files are written
+# and listed
+LANGUAGES = ("zh", "en")
 DEFAULT_GRAPHQL_URL = "https://api.github.com/graphql"
 
 # What GitHub accepts: an owner is letters, digits and single hyphens inside (no `_`, at most

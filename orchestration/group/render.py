@@ -7,13 +7,12 @@ from functools import cache
 import jinja2
 from markupsafe import Markup
 
-from orchestration.config import TEMPLATES_DIR
+from orchestration.config import LANGUAGES, TEMPLATES_DIR
 from orchestration.escaping.jinja import install
 from orchestration.group.editions import GroupNotes, notes_block
 from orchestration.group.queries import GroupWeek
 from orchestration.group.text import GroupText
 
-LANGUAGES = ("zh", "en")
 FORMATS = ("md", "html")
 
 

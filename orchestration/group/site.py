@@ -24,7 +24,7 @@ import duckdb
 import jinja2
 from markupsafe import Markup
 
-from orchestration.config import TEMPLATES_DIR
+from orchestration.config import LANGUAGES, TEMPLATES_DIR
 from orchestration.escaping.jinja import install
 from orchestration.escaping.xml import xml_text
 from orchestration.group.text import GroupText
@@ -35,7 +35,6 @@ from orchestration.repositories.groups import Group
 from orchestration.storage import Location, join, read_bytes, write_bytes
 
 GROUPS_DIR = "groups"
-LANGUAGES = ("en", "zh")
 OTHER = {"en": "zh", "zh": "en"}
 ATOM = "http://www.w3.org/2005/Atom"
 _PAGE = re.compile(r"^(\d{4}-\d{2}-\d{2})\.en\.html$")

@@ -11,11 +11,11 @@ from datetime import UTC, date, datetime
 
 import duckdb
 
-from orchestration.config import Settings
+from orchestration.config import LANGUAGES, Settings
 from orchestration.database import connect
 from orchestration.group.editions import GroupNotes, group_changes, group_facts
 from orchestration.group.queries import group_weeks, load_group_week
-from orchestration.group.render import LANGUAGES, render_group_week
+from orchestration.group.render import render_group_week
 from orchestration.group.site import group_dir, reported_group_weeks
 from orchestration.report.edition_book import EditionBook
 from orchestration.report.editions import Edition, read_editions

@@ -12,14 +12,12 @@ from datetime import UTC, date, datetime
 
 import duckdb
 
-from orchestration.config import Settings
+from orchestration.config import LANGUAGES, Settings
 from orchestration.report.completeness import github_count
 from orchestration.report.edition_book import Correction, EditionBook
 from orchestration.report.editions import Edition, read_editions, save_editions, week_facts
 from orchestration.report.files import reported_weeks
 from orchestration.report.notes import WeekNotes
-
-LANGUAGES = ("zh", "en")
 
 
 def _now() -> datetime:

@@ -12,7 +12,7 @@ from functools import cache
 import jinja2
 from markupsafe import Markup
 
-from orchestration.config import TEMPLATES_DIR
+from orchestration.config import LANGUAGES, TEMPLATES_DIR
 from orchestration.escaping.jinja import install
 from orchestration.report.actions import rule_actions
 from orchestration.report.body import story_sentences, summary_sentences
@@ -28,7 +28,6 @@ from orchestration.report.translator import Translator, breakable, md_cell, md_i
 from orchestration.report.view import MAX_AREA_PRS, MAX_TREND_ROWS, ReportView, build_view
 from orchestration.storage import Location, write_bytes
 
-LANGUAGES = ("zh", "en")
 FORMATS = ("md", "html")
 # where the appendix page holds the appendix (the report folds the same HTML)
 APPENDIX_START, APPENDIX_END = "<!-- prweekly:appendix -->", "<!-- /prweekly:appendix -->"

@@ -12,7 +12,7 @@ from multiprocessing import get_context
 
 import duckdb
 
-from orchestration.config import Settings, repo_slug
+from orchestration.config import LANGUAGES, Settings, repo_slug
 from orchestration.database import connect
 from orchestration.extract.history import history_weeks, rebuild_scope
 from orchestration.narrative.report import load_narrative
@@ -20,7 +20,6 @@ from orchestration.report.editions import Edition
 from orchestration.report.publisher import ReportPublisher
 from orchestration.report.queries import load_week
 from orchestration.report.render import (
-    LANGUAGES,
     appendix_name,
     chart_name,
     render_week,
@@ -164,7 +163,7 @@ def write_reports(settings: Settings, scopes: list[RunScope], say: Say | None = 
                 )
                 for name, (path, size, text) in week_files.items():
                     out.written.append((path, size))
-                    for lang in ("en", "zh"):
+                    for lang in LANGUAGES:
                         if name.endswith(f".{lang}.md"):
                             out.last[lang] = text
             for week in [w for w in others if w > scope.end_week]:

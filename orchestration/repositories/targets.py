@@ -23,9 +23,8 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from orchestration.config import UsageError, unknown_key, validate_repo
+from orchestration.config import LANGUAGES, UsageError, unknown_key, validate_repo
 
-LANGUAGES = ("en", "zh")
 KINDS = ("slack", "email", "github")
 VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _ADDRESS = re.compile(r"[^@\s<>,]+@[^@\s<>,]+")

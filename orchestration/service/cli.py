@@ -10,6 +10,7 @@ from functools import partial
 from pathlib import Path
 
 from orchestration.config import (
+    LANGUAGES,
     PACKAGE_DIR,
     PROJECT_DIR,
     Settings,
@@ -35,7 +36,7 @@ def _report_paths(repo: str, weeks: list[date]) -> list:
     return [
         join(reports, f"{week}.{lang}.{ext}")
         for week in weeks
-        for lang in ("zh", "en")
+        for lang in LANGUAGES
         for ext in ("md", "html")
     ]
 

@@ -14,7 +14,7 @@ from functools import cache
 
 import jinja2
 
-from orchestration.config import TEMPLATES_DIR, Settings
+from orchestration.config import LANGUAGES, TEMPLATES_DIR, Settings
 from orchestration.database import connect
 from orchestration.escaping.jinja import install
 from orchestration.group.site import build_group_site
@@ -28,8 +28,6 @@ from orchestration.site.data import SiteRepo, load_site
 from orchestration.site.feeds import atom_feed
 from orchestration.site.sparkline import sparkline_svg
 from orchestration.storage import Location, join, read_bytes, write_bytes
-
-LANGUAGES = ("en", "zh")
 
 
 @dataclass(frozen=True)
