@@ -160,6 +160,16 @@ def _rows(results: dict) -> list[tuple[str, str, str, bool | None]]:
                 sc["build_peak_mib"] < 1536 if big else None,
             )
         )
+        if sc.get("build_workers_peak_mib"):
+            rows.append(
+                (
+                    "  the description reader's each worker, peak memory (and CPU)",
+                    f"{sc['build_workers_peak_mib']:.0f} MiB, "
+                    f"{sc['build_workers_cpu_seconds']:.1f} s",
+                    "",
+                    None,
+                )
+            )
         rows.append(
             (
                 f"add one week, one repo, on {label}",
