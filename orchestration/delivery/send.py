@@ -29,9 +29,9 @@ from orchestration.repositories.targets import (
     Target,
     parse_deliver,
 )
+from orchestration.retry import Backoff
 
-ATTEMPTS = 3
-BACKOFF_SECONDS = (2.0, 8.0)  # waits before the second and third attempts
+RETRY = Backoff(attempts=3, base=2.0, cap=8.0, factor=4.0)  # waits 2 s, then 8 s
 MAX_RETRY_AFTER_SECONDS = 60.0  # the most a target's Retry-After makes a run wait
 
 SENT, ALREADY, HELD, NO_REPORT, FAILED, WOULD_SEND = (
@@ -156,7 +156,7 @@ def _deliver(
     thread = next((s.thread_id for s in history if s.thread_id), None)
     secrets = secrets_of(settings, target)
     error = ""
-    for attempt in range(1, ATTEMPTS + 1):
+    for attempt in range(1, RETRY.attempts + 1):
         try:
             provider_id, thread_id = _post(settings, target, edition, thread, correction)
         except (MissingSecret, UsageError) as exc:  # trying again cannot help
@@ -167,8 +167,8 @@ def _deliver(
             if getattr(exc, "uncertain", False):  # it may be there: the next run sends it
                 say(f"{repo} {week} {target.kind}: {error}; not sent again in this run")
                 break
-            if attempt < ATTEMPTS:
-                wait = BACKOFF_SECONDS[min(attempt, len(BACKOFF_SECONDS)) - 1]
+            if not RETRY.gives_up(attempt):
+                wait = RETRY.wait(attempt)
                 if getattr(exc, "retry_after", None) is not None:  # the target said how long
                     wait = min(exc.retry_after, MAX_RETRY_AFTER_SECONDS)
                 say(f"{repo} {week} {target.kind}: attempt {attempt} failed ({error}); "

@@ -19,7 +19,6 @@ The API key goes only into the `Authorization` header, and the URL is shown only
 from __future__ import annotations
 
 import contextlib
-import email.utils
 import json
 import re
 import threading
@@ -33,10 +32,9 @@ import httpx
 
 from orchestration.narrative.schema import LENGTH_KEYWORDS, max_tokens, relaxed
 from orchestration.narrative.settings import LlmSettings
+from orchestration.retry import Backoff, retry_after
 
-MAX_ATTEMPTS = 4  # per request, for failures that are not rate limits
-BACKOFF_BASE = 0.5
-BACKOFF_CAP = 8.0
+RETRY = Backoff(attempts=4, base=0.5, cap=8.0)  # per request, for failures not rate limits
 READ_TIMEOUT = 300.0  # the most one read may wait (the request's deadline is usually sooner)
 MAX_RESPONSE_BYTES = 2_000_000
 _TOO_LONG = re.compile(r"context|too long|too many tokens|maximum.*tokens", re.I)
@@ -264,33 +262,21 @@ class ChatClient:
         )
 
     def _back_off(self, failures: int, what: str) -> None:
-        if failures >= MAX_ATTEMPTS:
+        if RETRY.gives_up(failures):
             raise Unavailable(f"{what}, {failures} times")
-        delay = min(BACKOFF_CAP, BACKOFF_BASE * 2 ** (failures - 1))
+        delay = RETRY.wait(failures)
         if not self._charge_wait(delay):
             raise Unavailable(f"{what}; waiting more would pass PRWEEKLY_MAX_WAIT_SECONDS")
         time.sleep(delay)
 
     def _wait_rate_limit(self, headers: dict) -> None:
-        delay = _retry_after(headers.get("retry-after") or "")
+        delay = retry_after(headers.get("retry-after"), unreadable=10.0)
         if not self._charge_wait(delay):
             raise Unavailable(
                 f"rate limited by the model; waiting {delay:.0f}s more would pass "
                 "PRWEEKLY_MAX_WAIT_SECONDS"
             )
         time.sleep(delay)
-
-
-def _retry_after(raw: str) -> float:
-    """Seconds from a `Retry-After` header (a number or an HTTP date; 10 if unreadable)."""
-    try:
-        return max(0.0, float(raw))
-    except ValueError:
-        pass
-    with contextlib.suppress(TypeError, ValueError, OverflowError):
-        when = email.utils.parsedate_to_datetime(raw)
-        return max(0.0, when.timestamp() - time.time())
-    return 10.0
 
 
 def _message(data: bytes) -> str:

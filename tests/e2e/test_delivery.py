@@ -21,6 +21,7 @@ from delivery_receivers import SlackReceiver, SmtpReceiver
 from orchestration.config import UsageError, load_settings
 from orchestration.delivery import send
 from orchestration.repositories.targets import parse_deliver
+from orchestration.retry import Backoff
 from orchestration.service.cli import main
 from orchestration.service.instance import get_instance
 from orchestration.testing.github_emulator import Emulator
@@ -45,7 +46,7 @@ def receivers(home: Path, monkeypatch: pytest.MonkeyPatch):
         monkeypatch.setenv("GITHUB_GRAPHQL_URL", github.url)
         monkeypatch.setenv("TEST_SLACK_WEBHOOK", slack.url)
         monkeypatch.setenv("TEST_SMTP_PASSWORD", SMTP_PASSWORD)
-        monkeypatch.setattr(send, "BACKOFF_SECONDS", (0.01, 0.02))
+        monkeypatch.setattr(send, "RETRY", Backoff(attempts=3, base=0.01, cap=0.02))
         yield slack, smtp, github
 
 

@@ -29,6 +29,7 @@ from orchestration.repositories.targets import (
     GitHubTarget,
     SlackTarget,
 )
+from orchestration.retry import Backoff
 from orchestration.testing.github_emulator import Emulator
 from orchestration.testing.github_emulator.faults import Fault
 
@@ -81,7 +82,7 @@ def deliver(settings: Settings, target, made: Edition, book: Book, said: list | 
 
 @pytest.fixture
 def github(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setattr(send, "BACKOFF_SECONDS", (0.01, 0.02))
+    monkeypatch.setattr(send, "RETRY", Backoff(attempts=3, base=0.01, cap=0.02))
     with Emulator([make_pr(7, datetime(2024, 6, 3, 10, tzinfo=UTC), repo=REPO)]) as emu:
         yield emu, Settings(tmp_path, "github", "ghp_test", emu.url)
 
@@ -141,7 +142,7 @@ def test_fit_markdown_keeps_whole_sections_and_cuts_one_too_long_at_a_line() -> 
 def slack(monkeypatch: pytest.MonkeyPatch):
     receiver = SlackReceiver("/services/T0/B0/secret")
     monkeypatch.setenv("TEST_SLACK", receiver.url)
-    monkeypatch.setattr(send, "BACKOFF_SECONDS", (0.01, 0.02))
+    monkeypatch.setattr(send, "RETRY", Backoff(attempts=3, base=0.01, cap=0.02))
     quick = httpx.Client(timeout=0.5)  # a "slow" Slack answers after this
     monkeypatch.setattr(transport, "http", lambda: quick)
     from orchestration.delivery import slack as slack_module
@@ -200,7 +201,7 @@ def email_target(port: int, user: bool = False) -> EmailTarget:
 def test_an_smtp_server_that_drops_the_line_after_accepting_gets_the_message_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(send, "BACKOFF_SECONDS", (0.01, 0.02))
+    monkeypatch.setattr(send, "RETRY", Backoff(attempts=3, base=0.01, cap=0.02))
     settings = Settings(tmp_path, "github", None, "")
     with DroppingSmtpServer() as server:
         outcome = deliver(settings, email_target(server.port), edition(), Book())

@@ -31,6 +31,7 @@ from markdown_check import BROADCAST, MENTION, render_markdown
 from orchestration.delivery import send
 from orchestration.delivery.limits import GITHUB_BODY_CHARS
 from orchestration.escaping.xml import xml_forbidden
+from orchestration.retry import Backoff
 from orchestration.service.cli import main
 from orchestration.testing.github_emulator import Emulator
 
@@ -127,7 +128,7 @@ def fuzzed(tmp_path_factory: pytest.TempPathFactory):
         mp.setenv("GITHUB_GRAPHQL_URL", github.url)
         mp.setenv("FUZZ_HOOK", slack.url)
         mp.setenv("FUZZ_SMTP_PASSWORD", "pw-fuzz-0123456")
-        mp.setattr(send, "BACKOFF_SECONDS", (0.01, 0.02))
+        mp.setattr(send, "RETRY", Backoff(attempts=3, base=0.01, cap=0.02))
         deliver = {
             "site_url": SITE,
             "slack": {"webhook_url": "${FUZZ_HOOK}"},

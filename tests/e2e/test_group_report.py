@@ -25,6 +25,7 @@ from group_crafted import GROUP, REPOS, nodes_of, write_crafted
 from orchestration.delivery import send
 from orchestration.escaping import md_text
 from orchestration.report.text import short_title
+from orchestration.retry import Backoff
 from orchestration.service.cli import main
 from orchestration.testing.github_emulator import Emulator
 from tests.conftest import SAMPLE_DATASET
@@ -95,7 +96,7 @@ def built(tmp_path_factory: pytest.TempPathFactory):
         mp.setenv("GITHUB_GRAPHQL_URL", github.url)
         mp.setenv("TEST_GROUP_WEBHOOK", slack.url)
         mp.setenv("TEST_GROUP_SMTP_PASSWORD", SMTP_PASSWORD)
-        mp.setattr(send, "BACKOFF_SECONDS", (0.01, 0.02))
+        mp.setattr(send, "RETRY", Backoff(attempts=3, base=0.01, cap=0.02))
         _registry(home, files, smtp.port)
         assert main(["build", "--all", "--week", "2026-W30"]) == 0
         yield Built(home, root / "data", slack, smtp, github)

@@ -29,6 +29,7 @@ from orchestration.extract.sources.github_errors import (
     GitHubPermissionError,
     GitHubResponseError,
 )
+from orchestration.retry import retry_after
 from orchestration.text import plural
 
 RATE_LIMIT_TYPES = {"RATE_LIMITED", "RATE_LIMIT"}
@@ -188,7 +189,4 @@ def _about_limits(message: str) -> bool:
 
 
 def _retry_after(response: httpx.Response) -> float | None:
-    try:
-        return max(0.0, float(response.headers.get("retry-after", "")))
-    except ValueError:
-        return None
+    return retry_after(response.headers.get("retry-after"))

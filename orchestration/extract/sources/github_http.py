@@ -36,11 +36,11 @@ from orchestration.extract.sources.github_errors import (
     secs,
 )
 from orchestration.extract.sources.github_transfer import DeadlinePassed, post
+from orchestration.retry import Backoff
 
-MAX_ATTEMPTS = 8  # per request, for failures that are not rate limits
 MAX_LIMITED = 30  # per request, for rate-limit answers (the wait ceiling usually stops first)
-BACKOFF_BASE = 1.0
-BACKOFF_CAP = 60.0
+# per request, for failures that are not rate limits
+RETRY = Backoff(attempts=8, base=1.0, cap=60.0, jitter=(0.5, 1.0))
 SECONDARY_MIN_WAIT = 60.0
 MIN_PAGE = 5
 _log = logging.getLogger("prweekly.github")
@@ -163,15 +163,14 @@ class GraphQLClient:
                     continue
             failures += 1
             last_problem = problem
-            if failures >= MAX_ATTEMPTS:
+            if RETRY.gives_up(failures):
                 raise GitHubUnavailableError(
                     f"GitHub GraphQL at {self.url} kept failing: {failures} attempts, "
                     f"the last {last_problem}; try again later"
                 )
             self.retries += 1
-            base = min(BACKOFF_CAP, BACKOFF_BASE * 2 ** (failures - 1))
             self._wait(
-                base * self._rng.uniform(0.5, 1.0), f"GitHub request {problem}; retrying", problem
+                RETRY.wait(failures, self._rng), f"GitHub request {problem}; retrying", problem
             )
 
     def _redact(self, text: str) -> str:
