@@ -74,6 +74,8 @@ vocabulary as (
         (select list(distinct left(emoji, 1)) from {{ ref('title_emoji') }}) as emoji_firsts,
         (select list(distinct lower(tag)) from {{ ref('scope_tags') }}) as scope_tags,
         (select list(distinct lower(folder)) from {{ ref('container_folders') }}) as container_words,
+        (select list(distinct lower(folder)) from {{ ref('container_folders') }}
+         where kind in ('components', 'fixtures')) as holder_words,
         (select list(distinct lower(tag)) from {{ ref('scope_tags') }} where kind = 'language') as language_tags,
         (select list(distinct lower(word)) from {{ ref('release_words') }}) as release_words,
         (select list({'pattern': lower(login_pattern), 'change_type': change_type}) from {{ ref('bot_authors') }})
@@ -377,16 +379,22 @@ typed as (
         end as breaking_signal,
         -- modules: bracket tokens that are not pure type words (when the title also has a
         -- `type:`, every bracket token is a module), a conventional-commit scope, and a
-        -- leading `module:` that is not a type word
+        -- leading `module:` that is not a type word; a scope or module written as a path
+        -- (`feat(plugins/worker):`, `uv/tests:`) is its folders, each a module in turn, but
+        -- for those that hold components or fixtures (`playground/ssr-vue` is `ssr-vue`)
         list_concat(
             list_filter(t.tokens, lambda x:
                 v.type_of_alias[t.prefix_word] is not null
                 or not list_contains(v.type_only_words, x)),
-            list_transform(string_split(coalesce(t.typed_scope, ''), ','), lambda s: trim(lower(s), ' !')),
+            flatten(list_transform(string_split(coalesce(t.typed_scope, ''), ','), lambda s:
+                case when contains(s, '/') then list_filter(string_split(trim(lower(s), ' !'), '/'),
+                    lambda x: not list_contains(v.holder_words, x))
+                else [trim(lower(s), ' !')] end)),
             case
                 when t.prefix_word is not null and t.prefix_word <> 'breaking'
                      and v.type_of_alias[t.prefix_word] is null and not contains(t.prefix_word, ' ')
-                    then [t.prefix_word]
+                    then list_filter(string_split(t.prefix_word, '/'),
+                        lambda x: not contains(t.prefix_word, '/') or not list_contains(v.holder_words, x))
                 else []
             end
         ) as raw_modules,
@@ -570,7 +578,8 @@ placed as (
                     or list_contains(list_transform(pa.all_path_areas, lambda a:
                         replace(replace(replace(replace(a, '-', ''), '_', ''), '.', ''), ' ', '')), x.key)),
             -- spelt as the path area it names (also in the singular or plural: `[model]` names
-            -- `models/`, `[workers]` `worker/`), else as the tag when it separates its words
+            -- `models/`, `[workers]` `worker/`; or after the repository's name: `netrc` names
+            -- `uv-netrc`), else as the tag when it separates its words
             -- (`bundled-dev`, not `bundleddev`), else as the folder or module it names
             lambda x: coalesce(
                 list_filter(list_sort(pa.all_path_areas), lambda a:
@@ -578,6 +587,9 @@ placed as (
                 list_filter(list_sort(pa.all_path_areas), lambda a:
                     replace(replace(replace(replace(a, '-', ''), '_', ''), '.', ''), ' ', '')
                         in (x.key || 's', left(x.key, length(x.key) - 1)) and length(x.key) > 3)[1],
+                -- or after the repository's name (`netrc` names `uv-netrc`)
+                list_filter(list_sort(pa.all_path_areas), lambda a:
+                    replace(replace(replace(replace(a, '-', ''), '_', ''), '.', ''), ' ', '') = p.repo_key || x.key)[1],
                 case when regexp_matches(x.area, '[-_]') then replace(x.area, '-', '_') end,
                 case when not x.trusted and p.files_complete and not contains(f.path_keys, '/' || x.area || '/') then
                     list_filter(string_split(f.path_keys, '/'), lambda s:

@@ -347,6 +347,15 @@ def series() -> list[dict]:
         # a tag in the singular names a folder in the plural, spelt as the folder
         p(34, "[model] feat: support qwen3 mtp", [("models/mcore/mtp.py", 20, M)]),
         p(35, "[workers] fix: sync the critic", [("pkg/worker/critic.py", 20, M)]),
+        # a scope written as a path is its folders, each a module in turn
+        p(36, "feat(plugins/worker): support SharedWorker",
+          [("src/node/plugins/worker.ts", 30, M)]),
+        p(37, "uv/tests: update packse tests", [("crates/areas/tests/it/lock_scenarios.rs", 30, M),
+          ("crates/areas/tests/it/sync.rs", 12, M)]),
+        p(39, "netrc/lex: fix `lineno` not incremented",
+          [("crates/areas-netrc/src/lex.rs", 6, M)]),
+        p(38, "fix(playground/ssr-vue): remove crossorigin",
+          [("playground/ssr-vue/src/main.js", 4, M), ("src/node/ssr/render.ts", 2, M)]),
     ]  # fmt: skip
 
 
@@ -394,6 +403,10 @@ def test_areas_name_code_the_pr_changes(tmp_path_factory: pytest.TempPathFactory
         33: ("workers", "paths"),
         34: ("models", "title"),
         35: ("worker", "title"),
+        36: ("worker", "title"),
+        37: ("tests", "title"),
+        38: ("ssr-vue", "title"),
+        39: ("areas-netrc", "title"),
     }
 
 
