@@ -29,8 +29,13 @@ event_log_storage:
     base_dir:
       env: DAGSTER_HOME
 """
-# What an older prweekly wrote: replaced by the above (the storage's files stay the same)
-OLDER_INSTANCE_YAML = INSTANCE_YAML.split("# Dagster's SQLite")[0]
+# What older prweeklys wrote, replaced by the above (the storage's files stay the same): before
+# the batching event log, and before its module moved to service/ (a home made then names a
+# module that is gone, and Dagster could not load the instance)
+OLDER_INSTANCE_YAMLS = (
+    INSTANCE_YAML.split("# Dagster's SQLite")[0],
+    INSTANCE_YAML.replace("orchestration.service.event_log", "orchestration.event_log"),
+)
 
 
 def prepare_dagster_home(settings: Settings) -> str:
@@ -45,7 +50,7 @@ def prepare_dagster_home(settings: Settings) -> str:
     home = settings.dagster_home
     home.mkdir(parents=True, exist_ok=True)
     config = home / "dagster.yaml"
-    if not config.exists() or config.read_text(encoding="utf-8") == OLDER_INSTANCE_YAML:
+    if not config.exists() or config.read_text(encoding="utf-8") in OLDER_INSTANCE_YAMLS:
         write_bytes(config, INSTANCE_YAML.encode("utf-8"))
     enable_batches()
     os.environ["DAGSTER_HOME"] = str(home)

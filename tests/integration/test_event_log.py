@@ -14,7 +14,7 @@ from dagster._core.events.log import EventLogEntry
 
 from orchestration.config import load_settings
 from orchestration.service.event_log import BatchingSqliteEventLogStorage
-from orchestration.service.instance import INSTANCE_YAML, OLDER_INSTANCE_YAML, get_instance
+from orchestration.service.instance import INSTANCE_YAML, OLDER_INSTANCE_YAMLS, get_instance
 
 PARTITIONS = dg.StaticPartitionsDefinition([f"p{i:02d}" for i in range(12)])
 SINGLE_RUN = dg.BackfillPolicy.single_run()
@@ -112,10 +112,12 @@ def test_a_range_run_stores_the_same_events_as_dagsters_own_sqlite_log(
     assert ours["downstream"]["planned"] >= 1 and ours["downstream"]["last_run_is_this_one"]
 
 
-def test_an_instance_an_older_prweekly_made_gets_the_batching_log(home: Path) -> None:
+@pytest.mark.parametrize("older", OLDER_INSTANCE_YAMLS, ids=["before-batching", "before-move"])
+def test_an_instance_an_older_prweekly_made_gets_the_batching_log(home: Path, older: str) -> None:
+    """Also one that names the event log's module where it was before the folder move."""
     settings = load_settings()
     settings.dagster_home.mkdir(parents=True)
-    (settings.dagster_home / "dagster.yaml").write_text(OLDER_INSTANCE_YAML, encoding="utf-8")
+    (settings.dagster_home / "dagster.yaml").write_text(older, encoding="utf-8")
     instance = get_instance(settings)
     assert isinstance(instance.event_log_storage, BatchingSqliteEventLogStorage)
     assert (settings.dagster_home / "dagster.yaml").read_text(encoding="utf-8") == INSTANCE_YAML
