@@ -34,6 +34,9 @@ MIN_BATCH = 256  # rows of a batch worth splitting
 MAX_WORKERS = 3
 
 _texts: dict[str, str] = {}  # vocabulary key -> its seed text, for the workers
+# DuckDB may call the function from several of its threads at once (each waits for the GIL,
+# which a call gives up while its workers read): one call at a time uses the workers
+_one_call = threading.Lock()
 _seen = 0
 _workers: list[_Worker] = []
 _workers_key: str | None = None
@@ -123,6 +126,13 @@ def read_description(
 ) -> pa.Array:
     """The SQL function read_description (function.read_description), its batch shared with
     worker processes once this process has read MIN_ROWS_SEEN descriptions."""
+    with _one_call:
+        return _read(repo, title, title_words, body, seeds)
+
+
+def _read(
+    repo: pa.Array, title: pa.Array, title_words: pa.Array, body: pa.Array, seeds: pa.Array
+) -> pa.Array:
     global _seen
     rows = len(repo)
     _seen += rows

@@ -3,6 +3,8 @@ gives every row the reader alone gives, in the same order."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import pyarrow as pa
 
 from orchestration.descriptions import function, parallel
@@ -48,3 +50,31 @@ def test_workers_read_every_row_as_the_reader_alone(monkeypatch) -> None:
     finally:
         parallel._stop()
     assert parallel._workers == []
+
+
+def test_calls_from_several_threads_at_once_share_the_workers_in_turn(monkeypatch) -> None:
+    """DuckDB calls the function from several of its threads: each call gets its own rows."""
+    key = parallel.load(VOCABULARY)
+    monkeypatch.setattr(parallel, "MIN_ROWS_SEEN", 0)
+    monkeypatch.setattr(parallel, "MIN_BATCH", 1)
+    monkeypatch.setattr(parallel, "_cores", lambda: 1)
+
+    def columns(n: int) -> list[pa.Array]:
+        rows = [f"{b or ''} Call {n}." for b in BODIES] * 40
+        return [
+            pa.array(["acme/repo"] * len(rows), pa.string()),
+            pa.array([f"feat: call {n}"] * len(rows), pa.string()),
+            pa.array([f"call {n}"] * len(rows), pa.string()),
+            pa.array(rows, pa.string()),
+            pa.array([key] * len(rows), pa.string()),
+        ]
+
+    calls = [columns(n) for n in range(4)]
+    alone = [function.read_description(*c).to_pylist() for c in calls]
+    try:
+        with ThreadPoolExecutor(4) as pool:
+            shared = list(pool.map(lambda c: parallel.read_description(*c), calls))
+        assert [s.to_pylist() for s in shared] == alone
+        assert len(parallel._workers) == 1
+    finally:
+        parallel._stop()
