@@ -9,16 +9,17 @@ next run tries again. One target's failure never stops the others.
 from __future__ import annotations
 
 import os
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 
-from orchestration.config import Settings, UsageError
+from orchestration.config import Settings, UsageError, load_settings
 from orchestration.database import connect
 from orchestration.delivery import github_post, ledger, mail, slack
 from orchestration.delivery.edition import Edition, load_edition
-from orchestration.repositories.registry import Repository
+from orchestration.repositories.registry import Repository, find, load_repositories
 from orchestration.repositories.targets import (
     VARIABLE,
     DeliverySettings,
@@ -30,6 +31,7 @@ from orchestration.repositories.targets import (
     parse_deliver,
 )
 from orchestration.retry import Backoff
+from orchestration.weeks import iso_label
 
 RETRY = Backoff(attempts=3, base=2.0, cap=8.0, factor=4.0)  # waits 2 s, then 8 s
 MAX_RETRY_AFTER_SECONDS = 60.0  # the most a target's Retry-After makes a run wait
@@ -182,3 +184,26 @@ def _deliver(
         return outcome(SENT, f"{kind} {edition.id[:12]} to {target.describe()}", attempt)
     known.record_failure(week, target.kind, edition.id, attempt, error)
     return outcome(FAILED, error, attempt)
+
+
+def publish(repo: str, week: date, target: str | None, dry_run: bool) -> int:
+    """Print one line per target; 1 if any target failed or the week has no report to send."""
+    settings = load_settings()
+    entry = find(load_repositories(settings.home), repo)
+    if entry is None:
+        raise UsageError(f"{repo} is not in repositories.yml (prweekly repo add {repo})")
+    if not delivery_of(entry).targets:
+        raise UsageError(f"{entry.name} has no deliver: targets in repositories.yml")
+
+    def say(line: str) -> None:
+        print(f"  {line}", file=sys.stderr, flush=True)
+
+    verb = "would publish" if dry_run else "publishing"
+    print(f"prweekly: {verb} {entry.name} {iso_label(week)}", flush=True)
+    outcomes = deliver_week(
+        settings, entry, week, only=target, dry_run=dry_run, by_hand=True, say=say
+    )
+    for outcome in outcomes:
+        detail = f": {outcome.detail}" if outcome.detail else ""
+        print(f"  {outcome.target}: {outcome.status}{detail}", flush=True)
+    return 1 if any(o.status in (FAILED, NO_REPORT) for o in outcomes) else 0

@@ -13,8 +13,8 @@ from typing import Any
 from orchestration.report import caveats as caveat_words
 from orchestration.report import evidence
 from orchestration.report.notes import WeekNotes
+from orchestration.report.translator import fields_of
 from orchestration.report.view import MAX_RISK_REASONS, ReportView, RiskLine, Story
-from orchestration.report.words import fields_of
 
 MAX_NAMED_PRS = 4  # PRs linked for a story named in passing
 

@@ -12,7 +12,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from orchestration.report.text import clean_text, short_title
-from orchestration.report.words import fields_of
+from orchestration.report.translator import fields_of
 
 if TYPE_CHECKING:
     from orchestration.report.translator import Translator

@@ -10,9 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from orchestration.report import actions, body, evidence, slots
-from orchestration.report.translator import Translator
+from orchestration.report.translator import Translator, fields_of
 from orchestration.report.view import MAX_AREA_PRS, ReportView
-from orchestration.report.words import fields_of
 
 
 class ReportText(Translator):

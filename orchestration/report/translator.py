@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from datetime import date
 from functools import cache, lru_cache
+from string import Formatter
 from typing import Any
 
 import yaml
@@ -269,3 +270,10 @@ class Translator:
 
     def type_label(self, change_type: str) -> str:
         return self.s["type_names"].get(change_type, {}).get("label", change_type)
+
+
+@lru_cache(maxsize=1024)
+def fields_of(template: str) -> frozenset[str]:
+    """The names `template` fills (`{x.y}` and `{x[0]}` fill `x`)."""
+    fields = (field for _, field, _, _ in Formatter().parse(template) if field)
+    return frozenset(re.split(r"[.\[]", field, maxsplit=1)[0] for field in fields)

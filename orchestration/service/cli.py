@@ -214,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
 
             return publish_group(args.group, parse_week(args.week), args.target, args.dry_run)
         elif args.command == "publish":
-            from orchestration.delivery.cli import publish
+            from orchestration.delivery.send import publish
 
             return publish(args.repo, parse_week(args.week), args.target, args.dry_run)
         elif args.command == "site":

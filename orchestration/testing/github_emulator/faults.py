@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from orchestration.testing.fault_plan import FaultPlan
-from orchestration.testing.fault_plan import parse_fault_spec as parse_spec
+from orchestration.testing.stand_in import FaultPlan
+from orchestration.testing.stand_in import parse_fault_spec as parse_spec
 
 
 class Fault(StrEnum):
@@ -43,7 +43,7 @@ class Fault(StrEnum):
 
 
 class Faults(FaultPlan[Fault]):
-    """Thread-safe plan of which requests fail and how (`orchestration/testing/fault_plan.py`)."""
+    """Thread-safe plan of which requests fail and how (`orchestration/testing/stand_in.py`)."""
 
     kinds = Fault
 

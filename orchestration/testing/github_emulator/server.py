@@ -23,7 +23,6 @@ from typing import Any
 from graphql import GraphQLError, execute, parse, validate
 
 from orchestration.extract.sources import check_dataset_file
-from orchestration.testing.fault_plan import add_fault_arguments
 from orchestration.testing.github_emulator.dataset import Dataset
 from orchestration.testing.github_emulator.fault_bodies import (
     DOCS,
@@ -39,7 +38,7 @@ from orchestration.testing.github_emulator.mutations import build
 from orchestration.testing.github_emulator.posts import Posts
 from orchestration.testing.github_emulator.ratelimit import RateBudget, Snapshot
 from orchestration.testing.github_emulator.resolvers import Context, format_error, iso
-from orchestration.testing.loopback import LoopbackServer
+from orchestration.testing.stand_in import LoopbackServer, add_fault_arguments
 
 PATHS = ("/graphql", "/api/graphql")
 

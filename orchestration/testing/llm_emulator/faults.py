@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from orchestration.testing.fault_plan import FaultPlan
-from orchestration.testing.fault_plan import parse_fault_spec as parse_spec
+from orchestration.testing.stand_in import FaultPlan
+from orchestration.testing.stand_in import parse_fault_spec as parse_spec
 
 
 class LlmFault(StrEnum):
@@ -31,7 +31,7 @@ class LlmFault(StrEnum):
 
 
 class LlmFaults(FaultPlan[LlmFault]):
-    """Thread-safe plan of which requests fail and how (`orchestration/testing/fault_plan.py`)."""
+    """Thread-safe plan of which requests fail and how (`orchestration/testing/stand_in.py`)."""
 
     kinds = LlmFault
 

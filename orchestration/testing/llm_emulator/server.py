@@ -21,7 +21,6 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from orchestration.narrative.client import estimate_tokens
-from orchestration.testing.fault_plan import add_fault_arguments
 from orchestration.testing.llm_emulator.answers import (
     CLAIMS_MARK,
     facts_of,
@@ -32,7 +31,7 @@ from orchestration.testing.llm_emulator.answers import (
     week_answer,
 )
 from orchestration.testing.llm_emulator.faults import LlmFault, LlmFaults, parse_fault_spec
-from orchestration.testing.loopback import LoopbackServer
+from orchestration.testing.stand_in import LoopbackServer, add_fault_arguments
 
 PATH = "/v1/chat/completions"
 FOREIGN_OFFSET = 1_000_000  # a PR number no week holds

@@ -1,9 +1,5 @@
-"""A plan of which requests an emulator fails and how, shared by the GitHub and the language
-model emulators.
-
-A test either queues faults for the next requests (`fail_next`) or makes every request fail
-with some probability (`fail_randomly`, from a seeded RNG so a run can be repeated). Queued
-faults win over random ones. The server asks `next_fault()` once per request.
+"""What both stand-ins share: the loopback server they answer on, which records what it was
+asked, and the seeded plan of which requests fail and how.
 """
 
 from __future__ import annotations
@@ -14,7 +10,10 @@ import textwrap
 import threading
 from collections import Counter, deque
 from enum import StrEnum
-from typing import Generic, TypeVar
+from http.server import BaseHTTPRequestHandler
+from typing import Generic, Self, TypeVar
+
+from orchestration.site.serve import http_server
 
 Kind = TypeVar("Kind", bound=StrEnum)
 
@@ -97,3 +96,48 @@ def add_fault_arguments(parser: argparse.ArgumentParser, kinds: type[StrEnum]) -
         f"of: {', '.join(fault.value for fault in kinds)}",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed for random faults")
+
+
+class LoopbackServer:
+    """Serves `handler` on `host:port` (0: a free port) in a daemon thread; a context manager
+    that starts and stops it. `requests` holds what `record` was given, in order."""
+
+    def __init__(self, handler: type[BaseHTTPRequestHandler], host: str, port: int) -> None:
+        self.requests: list[dict] = []
+        self._lock = threading.Lock()
+        self._server = http_server(host, port, handler)
+        self._server.daemon_threads = True
+
+    @property
+    def address(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    @property
+    def requests_served(self) -> int:
+        return len(self.requests)
+
+    def record(self, entry: dict) -> None:
+        with self._lock:
+            self.requests.append(entry)
+
+    def start(self) -> Self:
+        thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def serve_forever(self) -> None:
+        """Serve in this thread until interrupted (the command-line emulators)."""
+        self._server.serve_forever()
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *_exc) -> None:
+        self.stop()
