@@ -1,20 +1,17 @@
-"""The dbt-style runner on small projects written by each test."""
+"""The dbt-style runner on small projects written by each test, with no prweekly table and no
+Dagster (its adapters: tests/integration/test_model_assets.py)."""
 
 from __future__ import annotations
 
 from datetime import date
 from pathlib import Path
 
-import dagster as dg
 import duckdb
 import pytest
 
-from orchestration.assets import PrweeklyResource, partition_key, repo_partitions
 from orchestration.models.project import ProjectError, load_project
 from orchestration.models.run import materialize
 from orchestration.run_scope import RunScope
-from orchestration.service.dagster_run import _first_failure
-from orchestration.warehouse.asset import build_model_assets
 
 
 def write_project(root: Path, files: dict[str, str]) -> Path:
@@ -121,41 +118,12 @@ def test_incremental_rerun_replaces_its_weeks_without_duplicates(tmp_path: Path)
     assert rows == [(date(2026, 7, 13), 3, 50), (date(2026, 7, 20), 3, 50)]
 
 
-def test_yaml_data_tests_become_dagster_checks_that_can_fail(tmp_path: Path) -> None:
-    project = load_project(write_project(tmp_path / "sql", PROJECT))
-    assets = build_model_assets(project)
-    instance = dg.DagsterInstance.ephemeral()
-    instance.add_dynamic_partitions(repo_partitions.name, ["acme/rocket"])
-    result = dg.materialize(
-        assets,
-        instance=instance,
-        partition_key=partition_key("acme/rocket", date(2026, 7, 20)),
-        resources={"prweekly": PrweeklyResource(home=str(tmp_path / "home"))},
-        raise_on_error=False,
-    )
-    evaluations = {
-        e.check_name: e
-        for e in result.get_asset_check_evaluations()
-        if e.asset_key.path == ["numbers"]
-    }
-    assert evaluations["not_null_id"].passed
-    assert evaluations["accepted_values_name"].passed
-    assert not evaluations["unique_id"].passed
-    assert evaluations["unique_id"].metadata["failing_rows"].value == 2  # both rows of id 2
-    assert _first_failure(result) == "data test unique_id failed on numbers (2 rows): id=2"
-    # the failure is recorded for the partitions it touches (here, having no repo or week
-    # column, all of them), which keeps their reports from being written
-    with duckdb.connect(str(tmp_path / "home" / "build" / "work.duckdb"), read_only=True) as c:
-        failures = c.execute("select model, test, repo from checks.data_test_failures").fetchall()
-    assert failures == [("numbers", "unique_id", None)]
-
-
 def test_a_declared_python_function_is_callable_from_a_model(tmp_path: Path) -> None:
     root = write_project(
         tmp_path / "sql",
         {
             "functions.yml": "functions:\n  - name: shout\n"
-            "    python: tests.integration.test_model_runner:shout\n"
+            "    python: tests.unit.test_model_runner:shout\n"
             "    args: [VARCHAR]\n    returns: VARCHAR\n",
             "marts/loud.sql": "{{ config(materialized='table') }}\n"
             "select shout(name) as loud, shout(null) as nothing "
