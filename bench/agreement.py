@@ -320,3 +320,7 @@ def report(
                     f"{r[fact][0]!r} fact {r[fact][1]!r} [{r['signals']}]")  # fmt: skip
     table("all repositories", result["all"], out)
     return result
+
+
+if __name__ == "__main__":  # the rules live here; the command that prints them is another
+    raise SystemExit("the agreement is printed by `python -m bench.facts_labelled`")
