@@ -110,7 +110,10 @@ def base_home(repos: int, history: int, prs: int, log=print) -> tuple[Path, Path
     warehouse = WORK_DIR / f"monday-{repos}x{history}x{prs}.duckdb"
     if not warehouse.exists():
         log(f"building every model over {generated['prs']:,} PRs ...")
-        step_build(home, warehouse)
+        # built beside it and renamed: a build stopped halfway leaves no warehouse to reuse
+        partial = warehouse.with_name(f"{warehouse.stem}.partial.duckdb")
+        step_build(home, partial)
+        partial.rename(warehouse)
     return home / "lake", warehouse
 
 
