@@ -103,6 +103,21 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def _workers_peak_mib() -> float:
+    """The largest peak resident memory of the description reader's workers still running
+    (Linux's VmHWM: a child's ru_maxrss counts the parent's pages it was forked with)."""
+    from orchestration.descriptions import parallel
+
+    peaks = [0.0]
+    for worker in parallel._workers:
+        status = Path(f"/proc/{worker.process.pid}/status")
+        if status.exists():
+            for line in status.read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    peaks.append(int(line.split()[1]) / 1024)
+    return round(max(peaks), 1)
+
+
 def step_build(home: Path, warehouse: Path, week_files: bool = False) -> dict:
     """Every model, from an empty warehouse (with `week_files`, reading no compacted copy)."""
     if week_files:
@@ -126,6 +141,7 @@ def step_build(home: Path, warehouse: Path, week_files: bool = False) -> dict:
         models = built.seconds
         (prs,) = conn.execute("select count(*) from marts.fct_pull_requests").fetchone()
     seconds = time.perf_counter() - began
+    workers_peak = _workers_peak_mib()
     stop_workers()  # their CPU counts once they are waited for
     workers = _children_cpu() - workers
     return {
@@ -134,7 +150,7 @@ def step_build(home: Path, warehouse: Path, week_files: bool = False) -> dict:
         "cpu_seconds": round(_cpu() - cpu + workers, 2),
         "workers_cpu_seconds": round(workers, 2),
         "peak_mib": _peak_mib(),
-        "workers_peak_mib": round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1),
+        "workers_peak_mib": workers_peak,
         "prs": prs,
         "models": models,
     }
