@@ -21,6 +21,7 @@ import pickle
 import subprocess
 import sys
 import threading
+from contextlib import suppress
 from typing import BinaryIO
 
 import pyarrow as pa
@@ -87,9 +88,13 @@ class _Worker:
         return thread
 
     def stop(self) -> None:
-        if self.process.poll() is None:
+        with suppress(OSError):  # a worker that died left a broken pipe
             self.process.stdin.close()
+        try:
             self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
 
 
 def _cores() -> int:
@@ -103,7 +108,11 @@ def _workers_for(key: str) -> list[_Worker]:
         _stop()
         if key not in _texts:
             return []
-        _workers = [_Worker(_texts[key]) for _ in range(_cores())]
+        try:
+            _workers = [_Worker(_texts[key]) for _ in range(_cores())]
+        except OSError as error:  # no process may be started here
+            _give_up(error)
+            return []
         _workers_key = key
     return _workers
 
@@ -154,11 +163,24 @@ def _read(
     )
     for thread in threads:
         thread.join()
-    for answer in answers[: len(threads)]:
-        if isinstance(answer, BaseException):
-            _stop()
-            raise RuntimeError(f"a description worker failed: {answer}") from answer
-    return pa.concat_arrays([first, *answers[: len(threads)]])
+    pieces = [first]
+    for i, answer in enumerate(answers[: len(threads)]):
+        if isinstance(answer, BaseException):  # read here, and no worker again
+            _give_up(answer)
+            at = size * (i + 1)
+            answer = function.read_description(
+                *(c.slice(at, size) for c in (repo, title, title_words, body, seeds))
+            )
+        pieces.append(answer)
+    return pa.concat_arrays(pieces)
+
+
+def _give_up(error: BaseException) -> None:
+    """A worker failed or could not start: this process reads alone from now on."""
+    global MIN_ROWS_SEEN
+    print(f"description workers stopped, reading alone: {error}", file=sys.stderr, flush=True)
+    _stop()
+    MIN_ROWS_SEEN = sys.maxsize
 
 
 def _serve(stdin: BinaryIO, stdout: BinaryIO) -> None:

@@ -78,3 +78,28 @@ def test_calls_from_several_threads_at_once_share_the_workers_in_turn(monkeypatc
         assert len(parallel._workers) == 1
     finally:
         parallel._stop()
+
+
+def test_a_worker_that_dies_leaves_its_rows_to_this_process(monkeypatch, capsys) -> None:
+    key = parallel.load(VOCABULARY)
+    rows = BODIES * 5
+    columns = [
+        pa.array(["acme/repo"] * len(rows), pa.string()),
+        pa.array(["fix: a race"] * len(rows), pa.string()),
+        pa.array(["a race"] * len(rows), pa.string()),
+        pa.array(rows, pa.string()),
+        pa.array([key] * len(rows), pa.string()),
+    ]
+    alone = function.read_description(*columns).to_pylist()
+    monkeypatch.setattr(parallel, "MIN_ROWS_SEEN", 0)
+    monkeypatch.setattr(parallel, "MIN_BATCH", 1)
+    monkeypatch.setattr(parallel, "_cores", lambda: 1)
+    try:
+        assert parallel.read_description(*columns).to_pylist() == alone
+        parallel._workers[0].process.kill()
+        parallel._workers[0].process.wait()
+        assert parallel.read_description(*columns).to_pylist() == alone
+        assert "reading alone" in capsys.readouterr().err
+        assert parallel._workers == []
+    finally:
+        parallel._stop()
