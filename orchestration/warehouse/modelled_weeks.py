@@ -101,11 +101,13 @@ def _record(
 ) -> None:
     _create(conn)
     repos, firsts, lasts = zip(*((s.repo, s.start_week, s.end_week) for s in scopes), strict=True)
-    if len(scopes) == 1:  # a week's run: the plain terms are the exact test
+    if len(set(firsts)) == 1 and len(set(lasts)) == 1:
+        # the same weeks for each repository (a week's run, every week of a whole build): the
+        # plain terms are the exact test
         conn.execute(
-            f"delete from {LEDGER} where model = $model and repo = $repo "
+            f"delete from {LEDGER} where model = $model and repo in (select unnest($repos)) "
             "and week_start between $first and $last",
-            {"model": model, "repo": repos[0], "first": firsts[0], "last": lasts[0]},
+            {"model": model, "repos": list(repos), "first": firsts[0], "last": lasts[0]},
         )
     # the plain terms first narrow the rows (the ledger holds every model's every week: two
     # million rows at a million PRs) to those the exact test then looks at

@@ -46,3 +46,12 @@ def test_a_connection_records_again_after_the_ledger_went() -> None:
     conn.execute("drop schema runs cascade")  # as an undo or another writer could
     record(conn, "m", [RunScope("a/x", W2, W2)], {"a/x": {W2: "2"}})
     assert _rows(conn) == [("m", "a/x", W2, "2")]
+
+
+def test_scopes_of_the_same_weeks_replace_those_weeks_of_each_repository() -> None:
+    conn = duckdb.connect()
+    stamps = {"a/x": {W1: "1", W2: "2"}, "b/y": {W1: "3", W2: "4"}, "c/z": {W1: "5"}}
+    everything = [RunScope(r, date.min, date.max) for r in stamps]
+    record(conn, "m", everything, stamps)
+    record(conn, "m", [RunScope("a/x", W2, W2), RunScope("b/y", W2, W2)], {"a/x": {}, "b/y": {}})
+    assert _rows(conn) == [("m", "a/x", W1, "1"), ("m", "b/y", W1, "3"), ("m", "c/z", W1, "5")]
