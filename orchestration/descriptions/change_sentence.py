@@ -44,6 +44,7 @@ _ADVERBS = word_set("also now just further then additionally simply")
 _VAGUE = word_set("things thing following changes change stuff below above few several bunch items")
 # between a subject and its verb: "We (now) add", "I've (also) unified", "We'll add"
 _BETWEEN = _ADVERBS | word_set("ve have has had ll will can d re m am are is hereby no longer")
+_NEGATION = word_set("don do doesn didn not never")
 _AUXILIARY = word_set("does has was is this thus also always")
 MAX_SQUASH_FIRST = 3  # a squash of more commits than this: its first subject is a first step
 # after a bare "This": a verb that tells what something does or brings about, not a change
@@ -141,6 +142,8 @@ def classify(
     reach = 1 if not subject or subject == "this" else 3
     verb = None
     for i in range(k, min(k + reach, len(toks))):
+        if k and toks[i] in _NEGATION:
+            break  # "We don't show", "I don't think": how things are, not a change
         if vocab.is_verb(toks[i]):
             verb = i
             break

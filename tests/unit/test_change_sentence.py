@@ -229,3 +229,21 @@ def test_the_module_a_title_is_tagged_with_is_no_word_of_a_sentence_own() -> Non
         "Added HTTPoxy mitigation to prevent trusting the client-supplied Proxy header for "
         "HTTP_PROXY."
     )
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "We don't show the causes in the error report, so we format it into one error.",
+        "I don't think this should fail on any stderr output at all.",
+    ],
+)
+def test_a_subject_s_don_t_is_no_change_verb(body: str) -> None:
+    # "Don't open lock files" is a change; "We don't show the causes" is how things are
+    found = read(
+        f"{body}\n\nFormat the error chain into one message when removing registry entries.",
+        "Better error reporting",
+    )
+    assert found["summary"] == (
+        "Format the error chain into one message when removing registry entries."
+    )
