@@ -107,9 +107,10 @@ def _title_stems(title_words: str) -> tuple[frozenset[str], str]:
     return frozenset(stem(t) for t in title_words.split()), title_words.replace(" ", "")
 
 
-# the title's stems and its words as one, the repository's words, and the words a sentence must
-# add: a title that names no change (no verb first) leaves the change's verb to the sentence
-Title = tuple[frozenset[str], str, frozenset[str], int]
+# the title's stems and its words as one, the repository's words, the module its `module:`
+# prefix names (lower case), and whether it names no change (no verb first): then it leaves
+# the change's verb to the sentence
+Title = tuple[frozenset[str], str, frozenset[str], str, bool]
 
 
 @lru_cache(maxsize=1024)
@@ -183,8 +184,7 @@ def classify(
         return None  # too little said ("This PR fixes those paths")
     if verb is None and vocab.found("summary_motivation", w, present):
         return None
-    known, squashed, repository, needed = title()
-    needed = needed if verb is not None else MIN_NEW
+    known, squashed, repository, module, lead = title()
     generic = vocab.first_words.get("summary_generic", frozenset())
     # "by implementing", "by adding": how, not what
     by_verbs = (
@@ -193,12 +193,13 @@ def classify(
     new = 0
     for t in content:
         if stem(t) not in known and (len(t) < 4 or t not in squashed):
-            if t in generic or t in repository or t in by_verbs:
+            if t in generic or t in repository or t in by_verbs or (module and t in module):
                 continue  # "enhances the class by implementing": no word of its own
             new += 1
-            if new == needed:
+            if new == MIN_NEW:
                 break
-    if new < needed:
+    # beside a title that names no change (no verb first), one word of its own and the verb
+    if new < MIN_NEW and not (new == MIN_NEW - 1 and verb is not None and lead):
         return None  # the title again (with at most a word more)
     if vocab.found("state_before", w, present):
         return None  # how things were ("We already support ...")
@@ -242,13 +243,12 @@ def change_sentence(
 
     def title_stems() -> Title:
         if not known:
-            lead = title_words.split(" ", 1)[0]
-            needed = MIN_NEW if not lead or vocab.is_verb(lead) else MIN_NEW - 1
-            names = _repository_words(repo)
-            prefix = _TYPE_PREFIX.match(_TAGS.sub("", title)) if ":" in title else None
-            if prefix:  # `fastcgi:`, `feat(parser):`
-                names = names.union(words(prefix.group()).split())
-            known.append((*_title_stems(title_words), names, needed))
+            first = title_words.partition(" ")[0]
+            verbless = bool(first) and not vocab.is_verb(first)
+            # the module of a `fastcgi:` or `feat(parser):` title (not its `[tags]`)
+            at = title.find(":", 0, 60)
+            module = title[title.rfind("]", 0, at) + 1 : at].lower() if at > 0 else ""
+            known.append((*_title_stems(title_words), _repository_words(repo), module, verbless))
         return known[0]
 
     fallback: dict[str, tuple[str, Block | None]] = {}

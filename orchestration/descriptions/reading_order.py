@@ -86,7 +86,9 @@ def candidates(
         role = roles[b.section]
         if role not in order or b.kind not in ("prose", "item", "quote"):
             continue
-        if (squash is not None and role == "lead" and i >= squash) or leads.get(i) == "motivation":
+        if (squash is not None and role == "lead" and i >= squash) or (
+            leads and leads.get(i) == "motivation"
+        ):
             continue
         found.append((3 if b.kind == "quote" else order[role], i))
     return sorted(found)
