@@ -6,9 +6,12 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from orchestration.descriptions.markdown import Doc
+from orchestration.descriptions.markdown import Doc, word_set
 from orchestration.descriptions.sentences import sentences
 from orchestration.descriptions.vocabulary import Vocabulary
+
+# a lead-in ending in one of these is cut mid-sentence: the items after it each end it
+_CUT = word_set("by to of for with in at from via into onto and or the a an")
 
 
 def section_roles(doc: Doc, vocab: Vocabulary) -> list[str]:
@@ -48,8 +51,9 @@ def squash_end(doc: Doc, roles: list[str]) -> int | None:
 
 def list_leads(doc: Doc, repo: str, vocab: Vocabulary) -> dict[int, str]:
     """The items of a list its lead-in sentence tells about, by block index: `changes` ("the
-    following changes were made", "Key changes:") or `motivation` ("... that led to
-    regressions:", whose items tell the problem)."""
+    following changes were made", "Key changes:"), `motivation` ("... that led to
+    regressions:", whose items tell the problem) or `fragment` (a lead-in cut mid-sentence,
+    "... scenarios by", whose items each end it)."""
     blocks, found = doc.blocks, {}
     for i, b in enumerate(blocks[:-1]):
         if b.kind != "prose" or blocks[i + 1].kind != "item":
@@ -65,6 +69,8 @@ def list_leads(doc: Doc, repo: str, vocab: Vocabulary) -> dict[int, str]:
             or vocab.found("state_before", last.words, last.present)
         ):
             kind = "motivation"
+        elif last.toks and last.toks[-1] in _CUT and last.text[-1:].isalnum():
+            kind = "fragment"
         else:
             continue
         j = i + 1
@@ -87,7 +93,7 @@ def candidates(
         if role not in order or b.kind not in ("prose", "item", "quote"):
             continue
         if (squash is not None and role == "lead" and i >= squash) or (
-            leads and leads.get(i) == "motivation"
+            leads and leads.get(i) in ("motivation", "fragment")
         ):
             continue
         found.append((3 if b.kind == "quote" else order[role], i))

@@ -247,3 +247,16 @@ def test_a_subject_s_don_t_is_no_change_verb(body: str) -> None:
     assert found["summary"] == (
         "Format the error chain into one message when removing registry entries."
     )
+
+
+def test_the_items_that_finish_a_cut_lead_in_are_fragments() -> None:
+    # "... by" and then the list: each item is the end of one sentence, not a sentence
+    body = (
+        "This makes it easier for us to add resolver scenarios by\n\n"
+        "1. Rewriting the scenario package generation in Rust\n"
+        "2. Serving scenario packages from memory in a wiremock index\n"
+    )
+    assert (
+        read(body, "Vendor packse scenarios and serve them from an in-memory index")["summary"]
+        is None
+    )
