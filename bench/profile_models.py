@@ -2,14 +2,14 @@
 
 `python -m bench.profile_models --scale medium|full|small [--explain MODEL] [--ctes MODEL]`
 builds every model from an empty warehouse over the scale bench's generated lake
-(`bench/scale.py`) in this process, one model at a time, and prints for each its wall time,
-its CPU time (user + system of every thread, and of the description reader's workers: on a
-shared machine the wall time alone says little), the process's peak resident memory while it ran (sampled) and the size of what it
-wrote. `--explain MODEL` then runs that model's full-build SQL once more under DuckDB's
-profiler and prints its costliest operators (`--top N`) with the CTE each computes;
-`--ctes MODEL` materialises each of its CTEs in turn as a temporary table, so that each is
-timed alone (CPU on `--threads N`, 1 by default). `--warehouse PATH` reuses a warehouse built
-before (only `--explain` and `--ctes` run).
+(`bench/scale.py`) in this process, one model at a time, and prints for each its wall time, its
+CPU time (user + system of every thread, and of the description reader's workers: on a shared
+machine the wall time alone says little), the process's peak resident memory while it ran
+(sampled) and the size of what it wrote. `--explain MODEL` then runs that model's full-build
+SQL once more under DuckDB's profiler and prints its costliest operators (`--top N`) with the
+CTE each computes; `--ctes MODEL` materialises each of its CTEs in turn as a temporary table,
+so that each is timed alone (CPU on `--threads N`, 1 by default). `--warehouse PATH` reuses a
+warehouse built before (only `--explain` and `--ctes` run).
 """
 
 from __future__ import annotations
