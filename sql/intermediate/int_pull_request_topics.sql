@@ -109,7 +109,18 @@ prose as (
     from prs
 ),
 
--- words, and pairs (and in the title triples) of words, so that phrases match too
+-- the words and pairs of words the description's rules name, and the first words of the pairs
+text_vocabulary as (
+    select
+        list(keyword) as keywords,
+        list(distinct split_part(keyword, ' ', 1)) filter (where contains(keyword, ' ')) as pair_firsts
+    from rules
+    where source = 'text'
+),
+
+-- words, and pairs (and in the title triples) of words, so that phrases match too; of the
+-- description's (hundreds a PR), only those a rule names, its pairs made only after a pair's
+-- first word
 ngrams as (
     select
         repo,
@@ -119,7 +130,12 @@ ngrams as (
             list_transform(range(1, len(w)), lambda i: w[i] || ' ' || w[i + 1]),
             list_transform(range(1, len(w) - 1), lambda i: w[i] || ' ' || w[i + 1] || ' ' || w[i + 2])
         ) as title_grams,
-        list_concat(b, list_transform(range(1, len(b)), lambda i: b[i] || ' ' || b[i + 1])) as text_grams
+        list_filter(
+            list_concat(b, list_transform(
+                list_filter(range(1, len(b)), lambda i: list_contains(v.pair_firsts, b[i])),
+                lambda i: b[i] || ' ' || b[i + 1])),
+            lambda g: list_contains(v.keywords, g)
+        ) as text_grams
     from (
         select
             repo,
@@ -132,6 +148,7 @@ ngrams as (
                 '[^a-z0-9_+]+'), lambda x: x <> '') as b
         from prose
     )
+    cross join text_vocabulary v
 ),
 
 -- what each PR is, beside its words: its type, signal, version and files of one kind only
