@@ -39,6 +39,7 @@ STOPWORDS = word_set(
     "also now just only some all any each more less not no new them they their there here "
     "ve ll re d s t m"
 )
+_NO_WORDS: frozenset[str] = frozenset()
 _MODALS = word_set("may might can could would should will must")
 _ADVERBS = word_set("also now just further then additionally simply")
 _VAGUE = word_set("things thing following changes change stuff below above few several bunch items")
@@ -104,13 +105,19 @@ def _title_stems(title_words: str) -> tuple[frozenset[str], str]:
     """The stems of the title's words, and the title without spaces: a sentence's word found
     in it is a part of one of the title's (`agent` of `ReactAgentLoop`) or two of them written
     as one (`replaybuffer`)."""
-    return frozenset(stem(t) for t in title_words.split()), title_words.replace(" ", "")
+    return frozenset(map(stem, title_words.split())), title_words.replace(" ", "")
 
 
 # the title's stems and its words as one, the repository's words, the module its `module:`
-# prefix names (lower case), and whether it names no change (no verb first): then it leaves
-# the change's verb to the sentence
-Title = tuple[frozenset[str], str, frozenset[str], str, bool]
+# prefix names (lower case), and the title's words
+Title = tuple[frozenset[str], str, frozenset[str], str, str]
+
+
+def _verbless(title_words: str, vocab: Vocabulary) -> bool:
+    """Does the title name no change (no verb first)? Then it leaves the change's verb to the
+    sentence: one word of its own is enough."""
+    first = title_words.partition(" ")[0]
+    return bool(first) and not vocab.is_verb(first)
 
 
 @lru_cache(maxsize=1024)
@@ -142,14 +149,17 @@ def classify(
     # `This PR (also) adds`, `We (now) add`; a bare `This` only right before its verb
     reach = 1 if not subject or subject == "this" else 3
     verb = None
-    for i in range(k, min(k + reach, len(toks))):
-        if k and toks[i] in _NEGATION:
-            break  # "We don't show", "I don't think": how things are, not a change
-        if vocab.is_verb(toks[i]):
-            verb = i
-            break
-        if toks[i] not in _BETWEEN:
-            break  # "I think this makes": the verb is another subject's
+    if not k:  # a verb first: "Add ...", "Fixes ..."
+        verb = 0 if vocab.is_verb(toks[0]) else None
+    else:
+        for i in range(k, min(k + reach, len(toks))):
+            if toks[i] in _NEGATION:
+                break  # "We don't show", "I don't think": how things are, not a change
+            if vocab.is_verb(toks[i]):
+                verb = i
+                break
+            if toks[i] not in _BETWEEN:
+                break  # "I think this makes": the verb is another subject's
     if verb is None and k > 1:  # `This PR combines`: the word after the subject (and an adverb)
         at = k + 1 if k + 1 < len(toks) and toks[k] in _ADVERBS else k
         verb = at if at < len(toks) and _third_person(toks[at]) else None
@@ -184,8 +194,8 @@ def classify(
         return None  # too little said ("This PR fixes those paths")
     if verb is None and vocab.found("summary_motivation", w, present):
         return None
-    known, squashed, repository, module, lead = title()
-    generic = vocab.first_words.get("summary_generic", frozenset())
+    known, squashed, repository, module, title_words = title()
+    generic = vocab.first_words.get("summary_generic", _NO_WORDS)
     # "by implementing", "by adding": how, not what
     by_verbs = (
         {b for a, b in pairwise(rest) if a == "by" and b.endswith("ing")} if "by" in rest else ()
@@ -199,7 +209,9 @@ def classify(
             if new == MIN_NEW:
                 break
     # beside a title that names no change (no verb first), one word of its own and the verb
-    if new < MIN_NEW and not (new == MIN_NEW - 1 and verb is not None and lead):
+    if new < MIN_NEW and not (
+        new == MIN_NEW - 1 and verb is not None and _verbless(title_words, vocab)
+    ):
         return None  # the title again (with at most a word more)
     if vocab.found("state_before", w, present):
         return None  # how things were ("We already support ...")
@@ -243,12 +255,10 @@ def change_sentence(
 
     def title_stems() -> Title:
         if not known:
-            first = title_words.partition(" ")[0]
-            verbless = bool(first) and not vocab.is_verb(first)
             # the module of a `fastcgi:` or `feat(parser):` title (not its `[tags]`)
             at = title.find(":", 0, 60)
             module = title[title.rfind("]", 0, at) + 1 : at].lower() if at > 0 else ""
-            known.append((*_title_stems(title_words), _repository_words(repo), module, verbless))
+            known.append((*_title_stems(title_words), _repository_words(repo), module, title_words))
         return known[0]
 
     fallback: dict[str, tuple[str, Block | None]] = {}

@@ -24,6 +24,8 @@ OPENING_SIGNALS = (
     "summary_pointer",
     "summary_reference",
 )
+# signals read only as a set of words (`first_words`), never as phrases in a sentence's words
+WORD_SIGNALS = frozenset(("summary_generic",))
 CAVEAT_KINDS = ("trade_off", "default", "omission", "unverified", "breaking")
 # a caveat's sentence holds the first word of one of these signals' phrases
 CAVEAT_SIGNALS = frozenset(
@@ -229,6 +231,8 @@ def _key(phrase: str) -> str:
 def _key_signals(phrases: dict[str, list[str]]) -> dict[str, frozenset[str]]:
     found: dict[str, set[str]] = {}
     for signal, listed in phrases.items():
+        if signal in WORD_SIGNALS:
+            continue  # read as a set of words, never looked for in a sentence
         for phrase in listed:
             found.setdefault(_key(phrase), set()).add(signal)
     return {word: frozenset(signals) for word, signals in found.items()}
