@@ -23,7 +23,7 @@ from orchestration.descriptions.finish import finish
 from orchestration.descriptions.markdown import Block, Doc, word_set, words
 from orchestration.descriptions.reading_order import (
     candidates,
-    list_leads,
+    list_lead,
     section_roles,
     squash_end,
 )
@@ -172,7 +172,7 @@ def classify(
     if (
         "template_prompt_start" in opening
         or "summary_pointer" in opening
-        or vocab.found("template_prompt", w, present)
+        or ("template_prompt" in present and vocab.found("template_prompt", w))
     ):
         return None
     if "[" in text and _PLACEHOLDER.search(text):
@@ -192,7 +192,7 @@ def classify(
     content = {t for t in rest if t not in STOPWORDS and t not in _VAGUE and not t.isdigit()}
     if len(content) < MIN_OBJECT:
         return None  # too little said ("This PR fixes those paths")
-    if verb is None and vocab.found("summary_motivation", w, present):
+    if verb is None and ("summary_motivation" in present and vocab.found("summary_motivation", w)):
         return None
     known, squashed, repository, module, title_words = title()
     generic = vocab.first_words.get("summary_generic", _NO_WORDS)
@@ -213,16 +213,18 @@ def classify(
         new == MIN_NEW - 1 and verb is not None and _verbless(title_words, vocab)
     ):
         return None  # the title again (with at most a word more)
-    if vocab.found("state_before", w, present):
+    if "state_before" in present and vocab.found("state_before", w):
         return None  # how things were ("We already support ...")
     if verb is not None and not (toks[verb].endswith("ing") and _MODALS.intersection(toks)):
         # a change to the tests is what the PR does only when nothing else is said
-        if vocab.found("test_words", w, present) and vocab.found(
+        if ("test_words" in present and vocab.found("test_words", w)) and vocab.found(
             "test_words", " ".join(toks[verb + 1 : verb + 2 + TEST_REACH])
         ):
             return "tests"
         return "subject_verb" if subject else "imperative"
-    if verb is not None and vocab.found("summary_motivation", w, present):
+    if verb is not None and (
+        "summary_motivation" in present and vocab.found("summary_motivation", w)
+    ):
         return None
     if "now" in toks[1:-1]:
         at = toks.index("now", 1)
@@ -264,9 +266,16 @@ def change_sentence(
     fallback: dict[str, tuple[str, Block | None]] = {}
     roles = section_roles(doc, vocab)
     squash = squash_end(doc, roles)
-    leads = list_leads(doc, repo, vocab) if squash is None else {}
-    for rank, index in candidates(doc, roles, squash, leads):
+    lists: dict[int, str] = {}  # what each list's lead-in says of its items (reading_order)
+    for rank, index in candidates(doc, roles, squash):
         block = doc.blocks[index]
+        lead = (
+            list_lead(doc, index, repo, vocab, lists)
+            if block.kind == "item" and squash is None
+            else ""
+        )
+        if lead in ("motivation", "fragment"):
+            continue  # its items tell the problem, or each ends a cut sentence
         following = doc.blocks[index + 1] if index + 1 < len(doc.blocks) else None
         found = sentences(block, repo, vocab)
         plain = True  # may its first sentence be chosen without a change verb?
@@ -295,7 +304,7 @@ def change_sentence(
                 and "first_sentence" not in fallback
                 and plain
             )
-            rule = classify(s, block.kind, vocab, title_stems, weak, leads.get(index) == "changes")
+            rule = classify(s, block.kind, vocab, title_stems, weak, lead == "changes")
             if rule is None:
                 continue
             nxt = following if j == len(found) - 1 else None

@@ -49,18 +49,24 @@ def squash_end(doc: Doc, roles: list[str]) -> int | None:
     return next((i for i, b in enumerate(blocks[1:], 1) if b.kind == "item" and b.loose), None)
 
 
-def list_leads(doc: Doc, repo: str, vocab: Vocabulary) -> dict[int, str]:
-    """The items of a list its lead-in sentence tells about, by block index: `changes` ("the
-    following changes were made", "Key changes:"), `motivation` ("... that led to
-    regressions:", whose items tell the problem) or `fragment` (a lead-in cut mid-sentence,
-    "... scenarios by", whose items each end it)."""
-    blocks, found = doc.blocks, {}
-    for i, b in enumerate(blocks[:-1]):
-        if b.kind != "prose" or blocks[i + 1].kind != "item":
-            continue
-        said = sentences(b, repo, vocab)
-        if not said:
-            continue
+def list_lead(doc: Doc, index: int, repo: str, vocab: Vocabulary, seen: dict[int, str]) -> str:
+    """What the lead-in sentence of the list item `index` is in says of its items: `changes`
+    ("the following changes were made", "Key changes:"), `motivation` ("... that led to
+    regressions:", whose items tell the problem), `fragment` (a lead-in cut mid-sentence, "...
+    scenarios by", whose items each end it) or "" (nothing); `seen` keeps each list's answer."""
+    blocks = doc.blocks
+    first = index
+    while first > 0 and blocks[first - 1].kind == "item":
+        first -= 1
+    if first in seen:
+        return seen[first]
+    kind = ""
+    said = (
+        sentences(blocks[first - 1], repo, vocab)
+        if first and blocks[first - 1].kind == "prose"
+        else []
+    )
+    if said:
         last = said[-1]
         if vocab.found("change_lead", last.words, last.present):
             kind = "changes"
@@ -71,30 +77,20 @@ def list_leads(doc: Doc, repo: str, vocab: Vocabulary) -> dict[int, str]:
             kind = "motivation"
         elif last.toks and last.toks[-1] in _CUT and last.text[-1:].isalnum():
             kind = "fragment"
-        else:
-            continue
-        j = i + 1
-        while j < len(blocks) and blocks[j].kind == "item":
-            found[j] = kind
-            j += 1
-    return found
+    seen[first] = kind
+    return kind
 
 
-def candidates(
-    doc: Doc, roles: list[str], squash: int | None, leads: dict[int, str]
-) -> list[tuple[int, int]]:
+def candidates(doc: Doc, roles: list[str], squash: int | None) -> list[tuple[int, int]]:
     """(pass, block index) of the blocks to read, in the order they are read: change sections,
-    the lead (of a squash message, its first commit), other sections; then quotes. The items
-    of a list that tells the problem are not read."""
+    the lead (of a squash message, its first commit), other sections; then quotes."""
     order = {"change": 0, "lead": 1, "neutral": 2}
     found = []
     for i, b in enumerate(doc.blocks):
         role = roles[b.section]
         if role not in order or b.kind not in ("prose", "item", "quote"):
             continue
-        if (squash is not None and role == "lead" and i >= squash) or (
-            leads and leads.get(i) in ("motivation", "fragment")
-        ):
+        if squash is not None and role == "lead" and i >= squash:
             continue
         found.append((3 if b.kind == "quote" else order[role], i))
     return sorted(found)
