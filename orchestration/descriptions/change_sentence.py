@@ -53,6 +53,7 @@ _DESCRIBING = word_set(
     "return returns mean means allow allows let lets help helps cause causes "
     "lead leads result results require requires"
 )
+CONCLUSION = 10  # ", so ...": a change verb this many words after it concludes a problem
 TEST_REACH = 8  # a change to the tests names them within this many words after its verb
 # a trailing "(introduced by #12)": what it points at is no part of what the sentence says
 _POINTED = re.compile(
@@ -192,7 +193,12 @@ def classify(
     content = {t for t in rest if t not in STOPWORDS and t not in _VAGUE and not t.isdigit()}
     if len(content) < MIN_OBJECT:
         return None  # too little said ("This PR fixes those paths")
-    if verb is None and ("summary_motivation" in present and vocab.found("summary_motivation", w)):
+    if (
+        verb is None
+        and "summary_motivation" in present
+        and vocab.found("summary_motivation", w)
+        and not _concludes(text, vocab)
+    ):
         return None
     known, squashed, repository, module, title_words = title()
     generic = vocab.first_words.get("summary_generic", _NO_WORDS)
@@ -238,6 +244,19 @@ def classify(
         ):
             return "now"
     return "first_sentence" if weak else None
+
+
+def _concludes(text: str, vocab: Vocabulary) -> bool:
+    """Does the problem the sentence tells end in the change, ", so ... add them back"?"""
+    at = text.rfind(", so ")
+    if at < 0:
+        return False
+    toks = words(text[at + 5 :]).split()[:CONCLUSION]
+    if toks and toks[0] in ("we", "i"):  # "so I added", "so we now error"
+        rest = [t for t in toks[1:4] if t not in _BETWEEN]
+        return bool(rest) and rest[0] not in _NEGATION and vocab.is_verb(rest[0])
+    # "so it would be a good idea to add them back"
+    return any(a == "to" and vocab.is_verb(b) for a, b in pairwise(toks))
 
 
 def _third_person(word: str) -> bool:

@@ -260,3 +260,15 @@ def test_the_items_that_finish_a_cut_lead_in_are_fragments() -> None:
         read(body, "Vendor packse scenarios and serve them from an in-memory index")["summary"]
         is None
     )
+
+
+def test_a_problem_that_concludes_with_the_change_says_it() -> None:
+    # the problem, then ", so ... add them back": the conclusion is the change
+    said = (
+        "Without those changes in #3315, the error when we train the mixture modal dataset "
+        "will remain unresolved, so it would be a good idea to add them back."
+    )
+    found = read(f"### What does this PR do?\n\n{said}", "[worker] fix: use the inputs helper")
+    assert found["summary"] == said
+    # a problem alone is no change
+    assert read("The error remains unresolved when we train the mixed dataset.")["summary"] is None
