@@ -33,7 +33,7 @@ import time
 from datetime import UTC, date, datetime
 from pathlib import Path
 
-from bench import dbt_check, scale
+from bench import dbt_check, scale, scale_steps
 from bench.backfill import FIRST_WEEK, LAST_WEEK
 from bench.backfill import REPO as VERL_REPO
 from bench.extract import DEFAULT_DATASET
@@ -84,7 +84,7 @@ def step_week(home: Path, warehouse: Path, repo: str, week: date) -> dict:
         if not relation_exists(conn, "runs.modelled_weeks"):  # what a Dagster build leaves
             record_every_week(conn, project, lake)
         began = time.perf_counter()
-        models = scale.build_planned(
+        models = scale_steps.build_planned(
             conn, project, lake, [RunScope(repo, week, week)], incremental, lake_sources(lake, home)
         )
         seconds = time.perf_counter() - began

@@ -21,7 +21,8 @@ import json
 import shutil
 import time
 
-from bench.scale import WORK_DIR, build_planned, ensure_lake, step_build
+from bench.scale import WORK_DIR, ensure_lake
+from bench.scale_steps import build_planned, step_build
 
 
 def _incremental(project) -> list[str]:

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import yaml
 
-from bench.scale import WORK_DIR, ensure_lake, step_build
+from bench.scale import WORK_DIR, ensure_lake
+from bench.scale_steps import step_build
 
 
 def _iso(moment: datetime) -> str:

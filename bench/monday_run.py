@@ -50,14 +50,6 @@ PHASE_OF_STEP = {
     "group_report": "group report",
     "delivered_group_reports": "delivery",
 }
-GROUP_MODELS = {
-    "dim_groups",
-    "int_weekly_repo_digest",
-    "fct_weekly_group_repositories",
-    "fct_weekly_group_summary",
-    "fct_weekly_group_stories",
-    "fct_weekly_group_risks",
-}
 GROUP_NAME = "all"
 RESULTS = Path(__file__).resolve().parent / "results.json"
 
@@ -97,6 +89,7 @@ def _phases() -> dict:
     import dagster as dg
 
     from orchestration.config import load_settings
+    from orchestration.group.write import GROUP_MODELS
     from orchestration.service.instance import get_instance
 
     instance = get_instance(load_settings())
