@@ -99,18 +99,45 @@ def deliver_week(
     """Send `entry`'s edition of `week` to each target (or only the one named `only`);
     `known` is the repository's ledger, when the caller has read it already."""
     delivery = delivery_of(entry)
+    return deliver_editions(
+        settings,
+        delivery,
+        known or ledger.Ledger(settings, entry.repo, say),
+        week,
+        lambda lang: _current_edition(settings, entry.repo, week, lang, delivery.site_url, say),
+        owner=entry.name,
+        only=only,
+        dry_run=dry_run,
+        by_hand=by_hand,
+        say=say,
+    )
+
+
+def deliver_editions(
+    settings: Settings,
+    delivery: DeliverySettings,
+    known: ledger.Ledger,
+    week: date,
+    edition_in: Callable[[str], Edition | None],
+    *,
+    owner: str,
+    only: str | None,
+    dry_run: bool,
+    by_hand: bool,
+    say: Callable[[str], None],
+) -> list[Outcome]:
+    """Send the week's edition in each target's language (`edition_in`, read once per
+    language) to each of `owner`'s targets, or only the one named `only`: a repository's or a
+    group's, whose ledger `known` is."""
     targets = [t for t in delivery.targets if only in (None, t.kind)]
     if only and not targets:
         kinds = ", ".join(t.kind for t in delivery.targets) or "none"
-        raise UsageError(f"{entry.name} has no {only} target in repositories.yml (it has: {kinds})")
-    known = known or ledger.Ledger(settings, entry.repo, say)
+        raise UsageError(f"{owner} has no {only} target in repositories.yml (it has: {kinds})")
     editions: dict[str, Edition | None] = {}
     outcomes = []
     for target in targets:
         if target.language not in editions:
-            editions[target.language] = _current_edition(
-                settings, entry.repo, week, target.language, delivery.site_url, say
-            )
+            editions[target.language] = edition_in(target.language)
         edition = editions[target.language]
         outcome = _deliver(settings, delivery, known, target, week, edition, dry_run, by_hand,
                            say)  # fmt: skip
@@ -195,14 +222,31 @@ def publish(repo: str, week: date, target: str | None, dry_run: bool) -> int:
     if not delivery_of(entry).targets:
         raise UsageError(f"{entry.name} has no deliver: targets in repositories.yml")
 
+    return publish_by_hand(
+        entry.name,
+        week,
+        dry_run,
+        lambda say: deliver_week(
+            settings, entry, week, only=target, dry_run=dry_run, by_hand=True, say=say
+        ),
+    )
+
+
+def publish_by_hand(
+    owner: str,
+    week: date,
+    dry_run: bool,
+    send: Callable[[Callable[[str], None]], list[Outcome]],
+) -> int:
+    """`prweekly publish`'s lines for a repository's or a group's week (`send` given where to
+    say its progress): one per target; 1 if any target failed or the week has no report."""
+
     def say(line: str) -> None:
         print(f"  {line}", file=sys.stderr, flush=True)
 
     verb = "would publish" if dry_run else "publishing"
-    print(f"prweekly: {verb} {entry.name} {iso_label(week)}", flush=True)
-    outcomes = deliver_week(
-        settings, entry, week, only=target, dry_run=dry_run, by_hand=True, say=say
-    )
+    print(f"prweekly: {verb} {owner} {iso_label(week)}", flush=True)
+    outcomes = send(say)
     for outcome in outcomes:
         detail = f": {outcome.detail}" if outcome.detail else ""
         print(f"  {outcome.target}: {outcome.status}{detail}", flush=True)

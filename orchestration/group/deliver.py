@@ -16,11 +16,11 @@ from datetime import date
 
 import duckdb
 
-from orchestration.config import Settings, UsageError
+from orchestration.config import Settings
 from orchestration.database import connect
 from orchestration.delivery import ledger
 from orchestration.delivery.edition import KEY_PRS_SHOWN, Edition
-from orchestration.delivery.send import Outcome, _deliver
+from orchestration.delivery.send import Outcome, deliver_editions
 from orchestration.group.site import GROUPS_DIR, group_dir
 from orchestration.group.text import GroupText
 from orchestration.report.editions import content_sha256
@@ -131,29 +131,15 @@ def deliver_group_week(
 ) -> list[Outcome]:
     """Send the group's edition of `week` to each of its targets (or the one named `only`)."""
     delivery = group.delivery()
-    targets = [t for t in delivery.targets if only in (None, t.kind)]
-    if only and not targets:
-        kinds = ", ".join(t.kind for t in delivery.targets) or "none"
-        raise UsageError(f"group {group.name} has no {only} target (it has: {kinds})")
-    known = known or ledger.Ledger(settings, group.key, say)
-    editions: dict[str, GroupEdition | None] = {}
-    outcomes = []
-    for target in targets:
-        if target.language not in editions:
-            editions[target.language] = load_group_edition(
-                settings, group, week, target.language, delivery.site_url
-            )
-        outcomes.append(
-            _deliver(
-                settings,
-                delivery,
-                known,
-                target,
-                week,
-                editions[target.language],
-                dry_run,
-                by_hand,
-                say,
-            )
-        )
-    return outcomes
+    return deliver_editions(
+        settings,
+        delivery,
+        known or ledger.Ledger(settings, group.key, say),
+        week,
+        lambda lang: load_group_edition(settings, group, week, lang, delivery.site_url),
+        owner=f"group {group.name}",
+        only=only,
+        dry_run=dry_run,
+        by_hand=by_hand,
+        say=say,
+    )

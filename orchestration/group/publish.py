@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 from datetime import date
 
 from orchestration.config import UsageError, load_settings
-from orchestration.delivery.send import FAILED, NO_REPORT
+from orchestration.delivery.send import publish_by_hand
 from orchestration.group.deliver import deliver_group_week
 from orchestration.repositories.registry import load_groups
-from orchestration.weeks import iso_label
 
 
 def publish_group(name: str, week: date, target: str | None, dry_run: bool) -> int:
@@ -24,15 +22,11 @@ def publish_group(name: str, week: date, target: str | None, dry_run: bool) -> i
     if not group.delivery().targets:
         raise UsageError(f"group {group.name} has no deliver: targets in repositories.yml")
 
-    def say(line: str) -> None:
-        print(f"  {line}", file=sys.stderr, flush=True)
-
-    verb = "would publish" if dry_run else "publishing"
-    print(f"prweekly: {verb} group {group.name} {iso_label(week)}", flush=True)
-    outcomes = deliver_group_week(
-        settings, group, week, only=target, dry_run=dry_run, by_hand=True, say=say
+    return publish_by_hand(
+        f"group {group.name}",
+        week,
+        dry_run,
+        lambda say: deliver_group_week(
+            settings, group, week, only=target, dry_run=dry_run, by_hand=True, say=say
+        ),
     )
-    for outcome in outcomes:
-        detail = f": {outcome.detail}" if outcome.detail else ""
-        print(f"  {outcome.target}: {outcome.status}{detail}", flush=True)
-    return 1 if any(o.status in (FAILED, NO_REPORT) for o in outcomes) else 0
