@@ -1,6 +1,7 @@
 """The `delivered_reports` asset: after the report, each week's edition goes to its targets."""
 
 from datetime import timedelta
+from typing import Any
 
 import dagster as dg
 
@@ -54,45 +55,47 @@ def delivered_reports(
         for week in weeks:
             if (scope.repo, week.isoformat()) not in held:
                 outcomes += deliver_week(settings, entry, week, say=context.log.info, known=known)
-    failed = [o for o in outcomes if o.status == FAILED]
-    for outcome in failed:
-        context.log.warning(
-            f"not delivered: {outcome.repo} {outcome.week} to {outcome.target} after "
-            f"{plural(outcome.attempts, 'attempt')}: {outcome.detail}; the next run tries again"
-        )
-    sent = [o for o in outcomes if o.status == SENT]
-    if sent:
-        context.log.info(f"delivered {plural(len(sent), 'edition')}")
-    rows = [
-        "| repository | week | target | outcome | detail |",
-        "| :--- | :--- | :--- | :--- | :--- |",
-    ]
-    rows += [
-        f"| {o.repo} | {o.week} | {o.target} | {o.status} | {o.detail.replace('|', '/')} |"
-        for o in outcomes
-    ]
+    sent, metadata = outcome_metadata(context.log, outcomes, "repository", "repo")
     if blocked:
         raise dg.Failure(
             blocked_message(blocked)
             + "; the other weeks' reports were written, and "
             + f"{plural(len(sent), 'edition')} delivered"
         )
-    return dg.MaterializeResult(
-        metadata={
-            "deliveries": dg.MetadataValue.md("\n".join(rows)),
-            "sent": len(sent),
-            "failed": len(failed),
-            "failed_targets": dg.MetadataValue.json(
-                [
-                    {
-                        "repo": o.repo,
-                        "week": str(o.week),
-                        "target": o.target,
-                        "error": o.detail,
-                        "attempts": o.attempts,
-                    }
-                    for o in failed
-                ]
-            ),
-        }
-    )
+    return dg.MaterializeResult(metadata=metadata)
+
+
+def outcome_metadata(
+    log: Any, outcomes: list[Outcome], column: str, key: str
+) -> tuple[list[Outcome], dict]:
+    """Each failed send warned of and the sent ones counted in the log; the asset's metadata:
+    a table of every outcome (its first `column` names whose: a repository, a group) and the
+    failed targets (each under `key`). Returns the sent outcomes too."""
+    failed = [o for o in outcomes if o.status == FAILED]
+    for o in failed:
+        log.warning(
+            f"not delivered: {o.repo} {o.week} to {o.target} after "
+            f"{plural(o.attempts, 'attempt')}: {o.detail}; the next run tries again"
+        )
+    sent = [o for o in outcomes if o.status == SENT]
+    if sent:
+        log.info(f"delivered {plural(len(sent), 'edition')}")
+    rows = [
+        f"| {column} | week | target | outcome | detail |",
+        "| :--- | :--- | :--- | :--- | :--- |",
+    ]
+    rows += [
+        f"| {o.repo} | {o.week} | {o.target} | {o.status} | {o.detail.replace('|', '/')} |"
+        for o in outcomes
+    ]
+    failed_targets = [
+        {key: o.repo, "week": str(o.week), "target": o.target, "error": o.detail,
+         "attempts": o.attempts}
+        for o in failed
+    ]  # fmt: skip
+    return sent, {
+        "deliveries": dg.MetadataValue.md("\n".join(rows)),
+        "sent": len(sent),
+        "failed": len(failed),
+        "failed_targets": dg.MetadataValue.json(failed_targets),
+    }

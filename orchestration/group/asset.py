@@ -17,7 +17,8 @@ import dagster as dg
 from orchestration.assets import PrweeklyResource, report_metadata, scopes_of_run
 from orchestration.database import connect
 from orchestration.delivery import ledger
-from orchestration.delivery.send import FAILED, SENT, Outcome
+from orchestration.delivery.asset import outcome_metadata
+from orchestration.delivery.send import Outcome
 from orchestration.extract.history import history_weeks
 from orchestration.group.deliver import deliver_group_week
 from orchestration.group.site import build_group_site, reported_group_weeks
@@ -115,34 +116,5 @@ def delivered_group_reports(
         revisit = known.weeks_to_revisit(first - timedelta(weeks=history_weeks()), last)
         for week in sorted(set(weeks_between(first, last)) | set(revisit)):
             outcomes += deliver_group_week(settings, group, week, say=context.log.info, known=known)
-    failed = [o for o in outcomes if o.status == FAILED]
-    for o in failed:
-        context.log.warning(
-            f"not delivered: {o.repo} {o.week} to {o.target} after "
-            f"{plural(o.attempts, 'attempt')}: {o.detail}; the next run tries again"
-        )
-    sent = [o for o in outcomes if o.status == SENT]
-    rows = ["| group | week | target | outcome | detail |", "| :--- | :--- | :--- | :--- | :--- |"]
-    rows += [
-        f"| {o.repo} | {o.week} | {o.target} | {o.status} | {o.detail.replace('|', '/')} |"
-        for o in outcomes
-    ]
-    return dg.MaterializeResult(
-        metadata={
-            "deliveries": dg.MetadataValue.md("\n".join(rows)),
-            "sent": len(sent),
-            "failed": len(failed),
-            "failed_targets": dg.MetadataValue.json(
-                [
-                    {
-                        "group": o.repo,
-                        "week": str(o.week),
-                        "target": o.target,
-                        "error": o.detail,
-                        "attempts": o.attempts,
-                    }
-                    for o in failed
-                ]
-            ),
-        }
-    )
+    _, metadata = outcome_metadata(context.log, outcomes, "group", "group")
+    return dg.MaterializeResult(metadata=metadata)
