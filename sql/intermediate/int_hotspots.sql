@@ -18,18 +18,12 @@ files as (
     from {{ ref('int_pull_request_files') }}
     -- program source, not configuration or data files that list options
     where is_source and not is_generated
-    {% if is_incremental() %}
-      and {{ scoped('repo') }}
-      and week_start between {{ var('start_week') }}
-          - to_weeks((select hotspot_weeks - 1 from settings)) and {{ var('end_week') }}
-    {% endif %}
+    {{ in_run_weeks(back="(select hotspot_weeks - 1 from settings)", keyword='and') }}
 ),
 
 weeks as (
     select * from {{ ref('stg_weekly_partitions') }}
-    {% if is_incremental() %}
-    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
-    {% endif %}
+    {{ in_run_weeks() }}
 ),
 
 -- each repository's path numbered once, so that the per-path steps below group and sort

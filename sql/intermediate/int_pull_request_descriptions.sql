@@ -20,9 +20,7 @@
 with prs as (
     select repo, week_start, number, title, left(body, 20000) as body
     from {{ ref('stg_pull_requests') }}
-    {% if is_incremental() %}
-    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
-    {% endif %}
+    {{ in_run_weeks() }}
 ),
 
 -- the seeds read_description looks for, as `signal<TAB>phrase` lines (description signals and

@@ -27,9 +27,7 @@
 -- copy of all its rows that DuckDB keeps for a CTE used twice
 with files as not materialized (
     select * from {{ ref('stg_pull_request_files') }}
-    {% if is_incremental() %}
-    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
-    {% endif %}
+    {{ in_run_weeks() }}
 ),
 
 hardware_words as (
@@ -58,9 +56,7 @@ history as (
     select repo, path, count(*) as changes
     from {{ ref('stg_pull_request_files') }}
     where not regexp_matches(path, '(^|/)(tests?|testing|docs?|examples?|docs?[_-](src|sources?|examples?)|\.github)/|\.(md|rst|txt|ipynb)$')
-    {% if is_incremental() %}
-      and {{ scoped('repo') }}
-    {% endif %}
+    {{ in_run_weeks(weeks=none, keyword='and') }}
     group by repo, path
 ),
 

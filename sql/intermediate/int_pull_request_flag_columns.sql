@@ -12,9 +12,7 @@
 -- unnest, so a filter after it read every PR's flags (0.1 s of CPU for a week at a million PRs).
 with flags as (
     select repo, week_start, number, risks from {{ ref('int_pull_request_flags') }}
-    {% if is_incremental() %}
-    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
-    {% endif %}
+    {{ in_run_weeks() }}
 ),
 
 raised as (

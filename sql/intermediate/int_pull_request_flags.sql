@@ -12,45 +12,33 @@
 -- read once, reviews included, beside the classified row
 with prs as not materialized (
     select * from {{ ref('stg_pull_requests') }}
-    {% if is_incremental() %}
-    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
-    {% endif %}
+    {{ in_run_weeks() }}
 ),
 
 classified as (
     select * from {{ ref('int_pull_requests_classified') }}
-    {% if is_incremental() %}
-    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
-    {% endif %}
+    {{ in_run_weeks() }}
 ),
 
 links as (
     select * from {{ ref('int_pull_request_links') }}
-    {% if is_incremental() %}
-    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
-    {% endif %}
+    {{ in_run_weeks() }}
 ),
 
 -- read twice (core touches, file facts), as prs above
 files as not materialized (
     select * from {{ ref('int_pull_request_files') }}
-    {% if is_incremental() %}
-    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
-    {% endif %}
+    {{ in_run_weeks() }}
 ),
 
 descriptions as (
     select * from {{ ref('int_pull_request_descriptions') }}
-    {% if is_incremental() %}
-    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
-    {% endif %}
+    {{ in_run_weeks() }}
 ),
 
 hotspots as (
     select * from {{ ref('int_hotspots') }}
-    {% if is_incremental() %}
-    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
-    {% endif %}
+    {{ in_run_weeks() }}
 ),
 
 settings as (
@@ -94,10 +82,7 @@ hotspots_known as (
     select h.repo, h.week_start, h.history_complete or h.history_weeks >= s.hotspot_weeks - 1 as known
     from {{ ref('int_weekly_history') }} h
     cross join settings s
-    {% if is_incremental() %}
-    where {{ scoped('repo', 'h.repo') }}
-      and h.week_start between {{ var('start_week') }} and {{ var('end_week') }}
-    {% endif %}
+    {{ in_run_weeks(of='h') }}
 ),
 
 -- core paths touched: this week's hotspots and the configured prefixes
@@ -301,10 +286,7 @@ hardware_targets as (
                             else coalesce(d.summary, d.hardware_sentence) end), 'n''t', ' not') as sentence
                     from {{ ref('int_pull_request_descriptions') }} d
                     where d.description_hardware_word is not null
-                    {% if is_incremental() %}
-                      and {{ scoped('repo', 'd.repo') }}
-                      and d.week_start between {{ var('start_week') }} and {{ var('end_week') }}
-                    {% endif %}
+                    {{ in_run_weeks(of='d', keyword='and') }}
                 ) z
             ) y
             cross join flag_words wo

@@ -18,20 +18,14 @@ candidates as (
         repo, week_start, number, merged_at, lower(trim(title)) as normalized_title, change_type,
         is_revert, revert_number_hint, revert_commit, revert_quoted_title, referenced_numbers
     from {{ ref('int_pull_requests_classified') }}
-    {% if is_incremental() %}
-    where {{ scoped('repo') }}
-      and week_start >= {{ var('start_week') }} - to_weeks({{ var('lookback_weeks') }})
-    {% endif %}
+    {{ in_run_weeks(back=var('lookback_weeks'), weeks='since') }}
 ),
 
 commits as (
     select s.repo, s.number, s.merge_commit
     from {{ ref('stg_pull_requests') }} s
     where s.merge_commit is not null
-    {% if is_incremental() %}
-      and {{ scoped('repo', 's.repo') }}
-      and s.week_start >= {{ var('start_week') }} - to_weeks({{ var('lookback_weeks') }})
-    {% endif %}
+    {{ in_run_weeks(back=var('lookback_weeks'), weeks='since', of='s', keyword='and') }}
 ),
 
 reverts as (
@@ -134,9 +128,7 @@ final as (
     left join reverted_by rb using (repo, number)
     left join followed_up fu using (repo, number)
     left join follows fo using (repo, number)
-    {% if is_incremental() %}
-    where c.week_start between {{ var('start_week') }} and {{ var('end_week') }}
-    {% endif %}
+    {{ in_run_weeks(repo=false, of='c') }}
 )
 
 select * from final

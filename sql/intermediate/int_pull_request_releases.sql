@@ -44,10 +44,7 @@ prs as (
         regexp_matches(p.title, '[0-9]')
         or list_bool_or(list_transform(v.pre_release_words, lambda w: contains(lower(p.title), w)))
     )
-    {% if is_incremental() %}
-      and {{ scoped('repo', 'p.repo') }}
-      and p.week_start between {{ var('start_week') }} and {{ var('end_week') }}
-    {% endif %}
+    {{ in_run_weeks(of='p', keyword='and') }}
 ),
 
 -- the title's words in lower case: `#N` references and gitmoji codes dropped, emoji and

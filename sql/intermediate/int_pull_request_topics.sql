@@ -16,26 +16,20 @@
 -- `speed up` also matches "speed-up"; a trailing `*` matches any word that starts so (`qwen*`).
 with prs as (
     select repo, week_start, number, title, body from {{ ref('stg_pull_requests') }}
-    {% if is_incremental() %}
-    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
-    {% endif %}
+    {{ in_run_weeks() }}
 ),
 
 classified as (
     select repo, number, title, change_type, change_type_signal, areas, files_known
     from {{ ref('int_pull_requests_classified') }}
-    {% if is_incremental() %}
-    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
-    {% endif %}
+    {{ in_run_weeks() }}
 ),
 
 -- read twice (file kinds, path words): scanning the table again costs less than a copy
 changed as not materialized (
     select repo, number, path, is_doc, is_ci, is_dependency
     from {{ ref('int_pull_request_files') }}
-    {% if is_incremental() %}
-    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
-    {% endif %}
+    {{ in_run_weeks() }}
 ),
 
 files as (

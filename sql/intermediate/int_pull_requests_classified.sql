@@ -33,18 +33,14 @@
 -- an area, a word of the title naming one of the path areas places the PR there (title_named).
 with prs as (
     select * from {{ ref('stg_pull_requests') }}
-    {% if is_incremental() %}
-    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
-    {% endif %}
+    {{ in_run_weeks() }}
 ),
 
 -- read twice (file signals, area lines): scanning the table again costs less than the copy of
 -- all its rows that DuckDB keeps for a CTE used twice
 files as not materialized (
     select * from {{ ref('int_pull_request_files') }}
-    {% if is_incremental() %}
-    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
-    {% endif %}
+    {{ in_run_weeks() }}
 ),
 
 settings as (

@@ -11,9 +11,7 @@
 -- the first PR is common, and leaves first-time authors unknown.
 with weeks as (
     select repo, week_start from {{ ref('stg_weekly_partitions') }}
-    {% if is_incremental() %}
-    where {{ scoped('repo') }} and week_start <= {{ var('end_week') }}
-    {% endif %}
+    {{ in_run_weeks(weeks='until') }}
 ),
 
 origins as (
@@ -49,6 +47,4 @@ final as (
 )
 
 select * from final
-{% if is_incremental() %}
-where week_start between {{ var('start_week') }} and {{ var('end_week') }}
-{% endif %}
+{{ in_run_weeks(repo=false) }}

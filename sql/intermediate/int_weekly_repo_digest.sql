@@ -23,9 +23,7 @@ with key_settings as (
 
 summary as (
     select * from {{ ref('fct_weekly_summary') }}
-    {% if is_incremental() %}
-    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
-    {% endif %}
+    {{ in_run_weeks() }}
 ),
 
 -- the week's PRs, and those of the key_weeks weeks before for the scale; a PR twice in a week
@@ -33,43 +31,31 @@ summary as (
 -- below would multiply it with itself
 scale_prs as (
     select * from {{ ref('fct_pull_requests') }}
-    {% if is_incremental() %}
-    where {{ scoped('repo') }}
-      and week_start between {{ var('start_week') }} - to_weeks((select key_weeks - 1 from key_settings))
-          and {{ var('end_week') }}
-    {% endif %}
+    {{ in_run_weeks(back="(select key_weeks - 1 from key_settings)") }}
     qualify row_number() over (partition by repo, week_start, number) = 1
 ),
 
 week_prs as (
     select * from scale_prs
-    {% if is_incremental() %}
-    where week_start between {{ var('start_week') }} and {{ var('end_week') }}
-    {% endif %}
+    {{ in_run_weeks(repo=false) }}
 ),
 
 stories as (
     select * from {{ ref('fct_weekly_stories') }}
-    {% if is_incremental() %}
-    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
-    {% endif %}
+    {{ in_run_weeks() }}
 ),
 
 risks as (
     select * from {{ ref('fct_weekly_risks') }}
     where risk_flag in ('dependency_change', 'hardware_specific', 'missing_tests')
-    {% if is_incremental() %}
-      and {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
-    {% endif %}
+    {{ in_run_weeks(keyword='and') }}
 ),
 
 -- an author's first week is their earliest merged PR in everything extracted for the repository
 first_weeks as (
     select repo, author, min(week_start) as first_week
     from {{ ref('stg_pull_requests') }}
-    {% if is_incremental() %}
-    where {{ scoped('repo') }}
-    {% endif %}
+    {{ in_run_weeks(weeks=none) }}
     group by repo, author
 ),
 

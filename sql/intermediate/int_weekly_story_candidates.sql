@@ -55,36 +55,22 @@ prs as (
             repo, week_start, number, merged_at, title, author, importance, areas, is_release,
             release_version, reverts_number
         from {{ ref('fct_pull_requests') }}
-        {% if is_incremental() %}
-        where {{ scoped('repo') }}
-          and week_start between {{ var('start_week') }} - to_weeks((select history_weeks from settings))
-              and {{ var('end_week') }}
-        {% endif %}
+        {{ in_run_weeks(back="(select history_weeks from settings)") }}
     ) p
     left join (
         select repo, number, is_release_pre from {{ ref('int_pull_request_releases') }}
-        {% if is_incremental() %}
-        where {{ scoped('repo') }}
-          and week_start between {{ var('start_week') }} - to_weeks((select history_weeks from settings))
-              and {{ var('end_week') }}
-        {% endif %}
+        {{ in_run_weeks(back="(select history_weeks from settings)") }}
     ) r using (repo, number)
     join (
         select repo, number, referenced_numbers from {{ ref('int_pull_requests_classified') }}
-        {% if is_incremental() %}
-        where {{ scoped('repo') }}
-          and week_start between {{ var('start_week') }} - to_weeks((select history_weeks from settings))
-              and {{ var('end_week') }}
-        {% endif %}
+        {{ in_run_weeks(back="(select history_weeks from settings)") }}
     ) c using (repo, number)
 ),
 
 -- the weeks whose stories this run tells: those with a PR
 reported as (
     select distinct repo, week_start from prs
-    {% if is_incremental() %}
-    where week_start between {{ var('start_week') }} and {{ var('end_week') }}
-    {% endif %}
+    {{ in_run_weeks(repo=false) }}
 ),
 
 words as (
@@ -510,11 +496,7 @@ file_changes as (
     from {{ ref('int_pull_request_files') }} f
     join prs p using (repo, number)
     where not f.is_generated
-    {% if is_incremental() %}
-      and {{ scoped('repo', 'f.repo') }}
-      and f.week_start between {{ var('start_week') }} - to_weeks(2 * (select window_weeks from settings))
-          and {{ var('end_week') }}
-    {% endif %}
+    {{ in_run_weeks(back="2 * (select window_weeks from settings)", of='f', keyword='and') }}
 ),
 
 removals as (

@@ -12,11 +12,9 @@
 -- `key_threshold` (seeds/importance_weights.csv), which is reached by a PR of any repository;
 -- a week with `key_min_week_prs` merged PRs or more in which no PR reaches it takes its most
 -- important PR's importance instead. `key_threshold_rule` says which applied.
--- In an incremental run every input reads from `key_since`, the first of those weeks before the
--- run's first week, so that the run's weeks see the same trailing PRs as a build of all weeks.
-{%- if is_incremental() %}
-{%- set key_since = var('start_week') ~ " - to_weeks((select key_weeks - 1 from key_settings))" %}
-{%- endif %}
+-- In an incremental run every input reads from `key_back` weeks before the run's first week, the
+-- first of those weeks, so that the run's weeks see the same trailing PRs as a build of all weeks.
+{%- set key_back = "(select key_weeks - 1 from key_settings)" %}
 with key_settings as (
     select
         cast(max(value) filter (where name = 'key_weeks') as integer) as key_weeks,
@@ -29,16 +27,12 @@ with key_settings as (
 
 prs as (
     select * from {{ ref('stg_pull_requests') }}
-    {% if is_incremental() %}
-    where {{ scoped('repo') }} and week_start between {{ key_since }} and {{ var('end_week') }}
-    {% endif %}
+    {{ in_run_weeks(back=key_back) }}
 ),
 
 classified as (
     select * from {{ ref('int_pull_requests_classified') }}
-    {% if is_incremental() %}
-    where {{ scoped('repo') }} and week_start between {{ key_since }} and {{ var('end_week') }}
-    {% endif %}
+    {{ in_run_weeks(back=key_back) }}
 ),
 
 -- the raised flags' names, not their reasons: the list of every flag with its reason is the
@@ -48,31 +42,23 @@ flags as (
         * exclude (risks),
         list_sort([r.risk_flag for r in risks if r.raised]) as risk_flags
     from {{ ref('int_pull_request_flags') }}
-    {% if is_incremental() %}
-    where {{ scoped('repo') }} and week_start between {{ key_since }} and {{ var('end_week') }}
-    {% endif %}
+    {{ in_run_weeks(back=key_back) }}
 ),
 
 -- one BOOLEAN column per risk flag, named and ordered by seeds/risk_flags.csv
 flag_columns as (
     select * from {{ ref('int_pull_request_flag_columns') }}
-    {% if is_incremental() %}
-    where {{ scoped('repo') }} and week_start between {{ key_since }} and {{ var('end_week') }}
-    {% endif %}
+    {{ in_run_weeks(back=key_back) }}
 ),
 
 descriptions as (
     select * from {{ ref('int_pull_request_descriptions') }}
-    {% if is_incremental() %}
-    where {{ scoped('repo') }} and week_start between {{ key_since }} and {{ var('end_week') }}
-    {% endif %}
+    {{ in_run_weeks(back=key_back) }}
 ),
 
 releases as (
     select * from {{ ref('int_pull_request_releases') }}
-    {% if is_incremental() %}
-    where {{ scoped('repo') }} and week_start between {{ key_since }} and {{ var('end_week') }}
-    {% endif %}
+    {{ in_run_weeks(back=key_back) }}
 ),
 
 key_threshold as (
@@ -87,9 +73,7 @@ weights as (
 pr_topics as (
     select repo, number, list(topic order by topic_position, topic) as topics
     from {{ ref('int_pull_request_topics') }}
-    {% if is_incremental() %}
-    where {{ scoped('repo') }} and week_start between {{ key_since }} and {{ var('end_week') }}
-    {% endif %}
+    {{ in_run_weeks(back=key_back) }}
     group by repo, number
 ),
 
@@ -290,6 +274,4 @@ select
         or (f.importance >= k.key_threshold and list_contains(k.week_leaders, f.number)) as is_key
 from final f
 join week_thresholds k using (repo, week_start)
-{% if is_incremental() %}
-where f.week_start between {{ var('start_week') }} and {{ var('end_week') }}
-{% endif %}
+{{ in_run_weeks(repo=false, of='f') }}

@@ -26,21 +26,13 @@ with settings as (
 
 weeks as (
     select * from {{ ref('stg_weekly_partitions') }}
-    {% if is_incremental() %}
-    where {{ scoped('repo') }}
-      and week_start between {{ var('start_week') }} - to_weeks((select trailing_weeks from settings))
-          and {{ var('end_week') }}
-    {% endif %}
+    {{ in_run_weeks(back="(select trailing_weeks from settings)") }}
 ),
 
 prs as (
     select repo, week_start, areas, primary_area, importance
     from {{ ref('fct_pull_requests') }}
-    {% if is_incremental() %}
-    where {{ scoped('repo') }}
-      and week_start between {{ var('start_week') }} - to_weeks((select trailing_weeks from settings))
-          and {{ var('end_week') }}
-    {% endif %}
+    {{ in_run_weeks(back="(select trailing_weeks from settings)") }}
 ),
 
 area_prs as (
@@ -136,10 +128,7 @@ history as (
         h.history_complete or h.history_weeks >= s.trailing_weeks as trailing_known
     from {{ ref('int_weekly_history') }} h
     cross join settings s
-    {% if is_incremental() %}
-    where {{ scoped('repo', 'h.repo') }}
-      and h.week_start between {{ var('start_week') }} and {{ var('end_week') }}
-    {% endif %}
+    {{ in_run_weeks(of='h') }}
 ),
 
 classified as (
@@ -164,6 +153,4 @@ classified as (
 )
 
 select * from classified
-{% if is_incremental() %}
-where week_start between {{ var('start_week') }} and {{ var('end_week') }}
-{% endif %}
+{{ in_run_weeks(repo=false) }}

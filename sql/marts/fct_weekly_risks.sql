@@ -5,9 +5,7 @@
 -- its values as JSON), so that a report words it in its own language.
 with flags as (
     select * from {{ ref('int_pull_request_flags') }}
-    {% if is_incremental() %}
-    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
-    {% endif %}
+    {{ in_run_weeks() }}
 ),
 
 final as (

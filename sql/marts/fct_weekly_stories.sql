@@ -25,16 +25,12 @@ with settings as (
 -- the week's PRs: key or not (fct_pull_requests.is_key, the one rule) and their titles
 week_prs as (
     select repo, number, is_key, title from {{ ref('fct_pull_requests') }}
-    {% if is_incremental() %}
-    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
-    {% endif %}
+    {{ in_run_weeks() }}
 ),
 
 candidates as (
     select * from {{ ref('int_weekly_story_candidates') }}
-    {% if is_incremental() %}
-    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
-    {% endif %}
+    {{ in_run_weeks() }}
 ),
 
 scored as (

@@ -31,36 +31,24 @@ with settings as (
 
 weeks as (
     select * from {{ ref('stg_weekly_partitions') }}
-    {% if is_incremental() %}
-    where {{ scoped('repo') }}
-      and week_start between {{ var('start_week') }} - to_weeks((select trailing_weeks from settings))
-          and {{ var('end_week') }}
-    {% endif %}
+    {{ in_run_weeks(back="(select trailing_weeks from settings)") }}
 ),
 
 prs as (
     select * from {{ ref('fct_pull_requests') }}
-    {% if is_incremental() %}
-    where {{ scoped('repo') }}
-      and week_start between {{ var('start_week') }} - to_weeks((select trailing_weeks from settings))
-          and {{ var('end_week') }}
-    {% endif %}
+    {{ in_run_weeks(back="(select trailing_weeks from settings)") }}
 ),
 
 history as (
     select * from {{ ref('int_weekly_history') }}
-    {% if is_incremental() %}
-    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
-    {% endif %}
+    {{ in_run_weeks() }}
 ),
 
 -- an author's first week is their earliest merged PR in everything extracted for the repository
 first_weeks as (
     select repo, author, min(week_start) as first_week
     from {{ ref('stg_pull_requests') }}
-    {% if is_incremental() %}
-    where {{ scoped('repo') }}
-    {% endif %}
+    {{ in_run_weeks(weeks=none) }}
     group by repo, author
 ),
 
@@ -121,9 +109,7 @@ topics as (
     from {{ ref('fct_weekly_topics') }} t
     cross join settings s
     where t.pr_count > 0
-    {% if is_incremental() %}
-      and {{ scoped('repo', 't.repo') }} and t.week_start between {{ var('start_week') }} and {{ var('end_week') }}
-    {% endif %}
+    {{ in_run_weeks(of='t', keyword='and') }}
 ),
 
 ranked_topics as (
@@ -227,6 +213,4 @@ final as (
 )
 
 select * from final
-{% if is_incremental() %}
-where week_start between {{ var('start_week') }} and {{ var('end_week') }}
-{% endif %}
+{{ in_run_weeks(repo=false) }}

@@ -4,9 +4,7 @@
 with source as (
     select repo, week_start, number, unnest(files) as file
     from {{ ref('stg_pull_requests') }}
-    {% if is_incremental() %}
-    where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
-    {% endif %}
+    {{ in_run_weeks() }}
 ),
 
 renamed as (

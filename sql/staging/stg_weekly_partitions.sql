@@ -23,6 +23,4 @@ renamed as (
 )
 
 select * from renamed
-{% if is_incremental() %}
-where {{ scoped('repo') }} and week_start between {{ var('start_week') }} and {{ var('end_week') }}
-{% endif %}
+{{ in_run_weeks() }}
