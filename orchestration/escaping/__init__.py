@@ -17,11 +17,10 @@ All of them first drop what must not reach a reader as it is (`orchestration.tex
 `jinja.install` exposes them to the templates as filters.
 """
 
-from orchestration.escaping.html import html_text
 from orchestration.escaping.markdown import MdText, md_code, md_text
+from orchestration.escaping.markup import html_text, xml_text
 from orchestration.escaping.slack import slack_link, slack_text
 from orchestration.escaping.text import ZWJ, neutralise, one_line
-from orchestration.escaping.xml import xml_text
 
 __all__ = [
     "ZWJ",

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import jinja2
 
-from orchestration.escaping.html import html_text
 from orchestration.escaping.markdown import md_code, md_text
+from orchestration.escaping.markup import html_text, xml_text
 from orchestration.escaping.slack import slack_text
-from orchestration.escaping.xml import xml_text
 
 FILTERS = {
     "md": md_text,

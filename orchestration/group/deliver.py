@@ -4,7 +4,8 @@ The targets, the ledger, retries and corrections are the repositories' (orchestr
 a group's rows in `delivery.sent_editions` carry its key (`group:<name>`) where a repository's
 carry its name. Its GitHub target posts a discussion or an issue in the `repository` it names,
 by default the owner's `.github` repository; links to the repositories' own reports point at
-the site when `site_url` says where it is.
+the site when `site_url` says where it is. `prweekly publish --group NAME` sends a week by hand
+(`publish_group`).
 """
 
 from __future__ import annotations
@@ -16,15 +17,16 @@ from datetime import date
 
 import duckdb
 
-from orchestration.config import Settings
+from orchestration.config import Settings, UsageError, load_settings
 from orchestration.database import connect
 from orchestration.delivery import ledger
 from orchestration.delivery.edition import KEY_PRS_SHOWN, Edition
-from orchestration.delivery.send import Outcome, deliver_editions
+from orchestration.delivery.send import Outcome, deliver_editions, publish_by_hand
 from orchestration.group.site import GROUPS_DIR, group_dir
 from orchestration.group.text import GroupText
 from orchestration.report.editions import content_sha256
 from orchestration.repositories.groups import Group
+from orchestration.repositories.registry import load_groups
 from orchestration.storage import join, read_bytes
 from orchestration.weeks import iso_label
 
@@ -142,4 +144,26 @@ def deliver_group_week(
         dry_run=dry_run,
         by_hand=by_hand,
         say=say,
+    )
+
+
+def publish_group(name: str, week: date, target: str | None, dry_run: bool) -> int:
+    """Print one line per target; 1 if any target failed or the week has no group report. As
+    for a repository, a held correction is sent by hand even with send_corrections: false."""
+    settings = load_settings()
+    groups = load_groups(settings.home)
+    group = next((g for g in groups if g.name == name.lower()), None)
+    if group is None:
+        known = ", ".join(g.name for g in groups) or "none"
+        raise UsageError(f"no group {name} in repositories.yml (groups: {known})")
+    if not group.delivery().targets:
+        raise UsageError(f"group {group.name} has no deliver: targets in repositories.yml")
+
+    return publish_by_hand(
+        f"group {group.name}",
+        week,
+        dry_run,
+        lambda say: deliver_group_week(
+            settings, group, week, only=target, dry_run=dry_run, by_hand=True, say=say
+        ),
     )

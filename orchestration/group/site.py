@@ -26,7 +26,7 @@ from markupsafe import Markup
 
 from orchestration.config import LANGUAGES, TEMPLATES_DIR
 from orchestration.escaping.jinja import install
-from orchestration.escaping.xml import xml_text
+from orchestration.escaping.markup import xml_text
 from orchestration.group.text import GroupText
 from orchestration.report.editions import Edition, read_editions
 from orchestration.report.files import file_names

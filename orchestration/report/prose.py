@@ -1,5 +1,6 @@
-"""The sentences a report composes (`ReportText`): the body's through body.py, and the
-appendix's (every PR's factors, area lines, risk reasons, the method) here.
+"""The sentences a report composes (`ReportText`): the body's through body.py (`body_text`, the
+model's text where it wrote one), the header's theme, and the appendix's (every PR's factors,
+area lines, risk reasons, the method) here.
 
 Words, escaping, numbers and dates come from `Translator` (translator.py); the templates only
 lay these sentences out (render.py).
@@ -10,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from orchestration.report import actions, body, evidence, slots
+from orchestration.report.queries import WeekFacts
 from orchestration.report.translator import Translator, fields_of
 from orchestration.report.view import MAX_AREA_PRS, ReportView
 
@@ -164,3 +166,27 @@ class ReportText(Translator):
         return self(
             "trends_rest", items=self.safe(("；" if self.lang == "zh" else "; ").join(parts))
         )
+
+
+def body_text(t: ReportText, v: ReportView) -> slots.BodyText:
+    """The body's composed slots: the model's accepted text where it wrote one, else the
+    rule-built sentences (slots.py)."""
+    if v.is_empty:
+        return slots.BodyText([], {}, {}, [])
+    titles = slots.model_titles(t, v)
+    rules = slots.BodyText(
+        summary=body.summary_sentences(t, v, titles),
+        stories={story.story_id: body.story_sentences(t, v, story) for story in v.stories},
+        titles=titles,
+        actions=actions.rule_actions(t, v),
+    )
+    return slots.fill(t, v, rules)
+
+
+def theme(t: ReportText, facts: WeekFacts, body: slots.BodyText | None) -> str | None:
+    """The week's theme for the header, shown once: the mart's short phrase, unless the model
+    wrote the summary (which says the week's theme in its own words)."""
+    if body is not None and body.source.get("summary") == "model":
+        return None
+    value = facts.summary.get("theme_zh" if t.lang == "zh" else "theme")
+    return t.esc(value) if value else None

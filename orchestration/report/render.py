@@ -14,14 +14,11 @@ from markupsafe import Markup
 
 from orchestration.config import LANGUAGES, TEMPLATES_DIR
 from orchestration.escaping.jinja import install
-from orchestration.report.actions import rule_actions
-from orchestration.report.body import story_sentences, summary_sentences
 from orchestration.report.charts import ChartText, area_chart_svg
 from orchestration.report.nav import appendix_nav, week_nav
 from orchestration.report.notes import WeekNotes, notes_block, stamp_block
-from orchestration.report.prose import ReportText
+from orchestration.report.prose import ReportText, body_text, theme
 from orchestration.report.queries import HISTORY_WEEKS, WeekFacts
-from orchestration.report.slots import BodyText, fill, model_titles
 from orchestration.report.template_cache import environment
 from orchestration.report.text import clean_text, short_title
 from orchestration.report.translator import Translator, breakable, md_cell, md_inline
@@ -76,30 +73,6 @@ def render_chart(facts: WeekFacts, lang: str) -> str:
         if row["trend"] in ("new", "rising") and row.get("primary_pr_count", row["pr_count"]) > 1
     ]
     return area_chart_svg(facts.history, facts.week_start, words, rising)
-
-
-def body_text(t: ReportText, v: ReportView) -> BodyText:
-    """The body's composed slots: the model's accepted text where it wrote one, else the
-    rule-built sentences (slots.py)."""
-    if v.is_empty:
-        return BodyText([], {}, {}, [])
-    titles = model_titles(t, v)
-    rules = BodyText(
-        summary=summary_sentences(t, v, titles),
-        stories={story.story_id: story_sentences(t, v, story) for story in v.stories},
-        titles=titles,
-        actions=rule_actions(t, v),
-    )
-    return fill(t, v, rules)
-
-
-def theme(t: ReportText, facts: WeekFacts, body: BodyText | None) -> str | None:
-    """The week's theme for the header, shown once: the mart's short phrase, unless the model
-    wrote the summary (which says the week's theme in its own words)."""
-    if body is not None and body.source.get("summary") == "model":
-        return None
-    value = facts.summary.get("theme_zh" if t.lang == "zh" else "theme")
-    return t.esc(value) if value else None
 
 
 def appendix_name(week_start: date, lang: str) -> str:

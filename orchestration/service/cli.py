@@ -210,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "ui":
             return ui(args.host, args.port)
         elif args.command == "publish" and args.group:
-            from orchestration.group.publish import publish_group
+            from orchestration.group.deliver import publish_group
 
             return publish_group(args.group, parse_week(args.week), args.target, args.dry_run)
         elif args.command == "publish":

@@ -11,7 +11,7 @@ import re
 import xml.etree.ElementTree as ET
 from datetime import UTC, date, datetime, time, timedelta
 
-from orchestration.escaping.xml import xml_text
+from orchestration.escaping.markup import xml_text
 from orchestration.report.translator import strings
 from orchestration.site.data import SiteRepo
 

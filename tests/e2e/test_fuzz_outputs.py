@@ -30,7 +30,7 @@ from markdown_check import BROADCAST, MENTION, render_markdown
 
 from orchestration.delivery import send
 from orchestration.delivery.limits import GITHUB_BODY_CHARS
-from orchestration.escaping.xml import xml_forbidden
+from orchestration.escaping.markup import xml_forbidden
 from orchestration.retry import Backoff
 from orchestration.service.cli import main
 from orchestration.testing.github_emulator import Emulator

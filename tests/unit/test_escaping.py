@@ -16,7 +16,7 @@ from markdown_check import BROADCAST, render_markdown
 from orchestration.delivery.edition import Edition
 from orchestration.delivery.slack import message
 from orchestration.escaping import md_code, md_text, slack_text, xml_text
-from orchestration.escaping.xml import xml_forbidden
+from orchestration.escaping.markup import xml_forbidden
 from orchestration.site.data import SiteRepo, SiteWeek
 from orchestration.site.feeds import atom_feed
 from tests.unit.test_report_render import REPO, WEEK, build_warehouse, history, pr_row

@@ -144,3 +144,27 @@ def test_a_lazy_and_a_relative_import_are_read(tmp_path: Path) -> None:
     (tmp_path / "bench" / "__init__.py").write_text("")
     graph = import_graph(tmp_path)
     assert graph["orchestration.lake.reader"] == {"orchestration.lake.files", "bench"}
+
+
+def symbols(path: Path) -> list[str]:
+    """The names a module defines at its top: functions, classes and assigned names."""
+    names = []
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.append(node.name)
+        elif isinstance(node, ast.Assign):
+            names += [t.id for t in node.targets if isinstance(t, ast.Name)]
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.append(node.target.id)
+    return names
+
+
+def test_no_module_holds_one_symbol() -> None:
+    """A module of one function or class is a file name standing in for a folder's part: it
+    belongs beside the code it serves (a package's __init__ may only re-export)."""
+    lone = {
+        name: names
+        for name, path in modules().items()
+        if path.name != "__init__.py" and len(names := symbols(path)) <= 1
+    }
+    assert not lone, f"modules of one symbol: {lone}"
