@@ -149,9 +149,3 @@ def report_metadata(instance: dg.DagsterInstance, run_id: str, name: str) -> Any
             entry = materialization.metadata.get(name)
             return entry.value if entry else None
     return None
-
-
-def blocked_in_run(instance: dg.DagsterInstance, run_id: str) -> list[tuple[str, str, str]]:
-    """The weeks this run's `weekly_report` did not report, as their facts failed data tests:
-    (repository, week, why); none if the run did not render reports."""
-    return [tuple(b) for b in report_metadata(instance, run_id, BLOCKED) or []]

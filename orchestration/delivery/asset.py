@@ -5,18 +5,17 @@ from typing import Any
 
 import dagster as dg
 
-from orchestration.assets import (
-    PrweeklyResource,
-    blocked_in_run,
-    blocked_message,
-    scopes_of,
-    weekly_partitions,
-)
+from orchestration.assets import PrweeklyResource, blocked_message, scopes_of, weekly_partitions
+from orchestration.config import Settings
+from orchestration.database import connect
 from orchestration.delivery import ledger
 from orchestration.delivery.send import FAILED, SENT, Outcome, deliver_week, delivery_of
-from orchestration.extract.history import history_weeks
+from orchestration.extract.history import history_weeks, rebuild_scope
+from orchestration.report.write import weeks_to_refresh
 from orchestration.repositories.registry import find, load_repositories
+from orchestration.run_scope import RunScope
 from orchestration.text import plural
+from orchestration.warehouse.checks import blocked_reason, failing_weeks
 from orchestration.warehouse.session import close_session
 from orchestration.weeks import weeks_between
 
@@ -40,10 +39,11 @@ def delivered_reports(
     outcomes: list[Outcome] = []
     # weeks whose facts failed a data test have no new report: not sent, and the run fails
     # once the other repositories' weeks are out
-    blocked = blocked_in_run(context.instance, context.run_id)
+    scopes = scopes_of(context)
+    blocked = held_back(settings, scopes, context.log.info)
     held = {(repo, week) for repo, week, _ in blocked}
     registered = load_repositories(settings.home)
-    for scope in scopes_of(context):
+    for scope in scopes:
         entry = find(registered, scope.repo)
         if entry is None or not delivery_of(entry).targets:
             continue
@@ -63,6 +63,23 @@ def delivered_reports(
             + f"{plural(len(sent), 'edition')} delivered"
         )
     return dg.MaterializeResult(metadata=metadata)
+
+
+def held_back(settings: Settings, scopes: list[RunScope], say) -> list[tuple[str, str, str]]:
+    """The weeks the report step held back, as (repository, week, why): those of the run, and
+    the reported weeks around them whose facts it changed (`weeks_to_refresh`), that fail a data
+    test in the warehouse's `checks.data_test_failures`, whichever run rendered the reports."""
+    if not settings.warehouse_path.exists():
+        return []
+    blocked = []
+    with connect(settings.warehouse_path, read_only=True, on_wait=say) as conn:
+        for scope in scopes:
+            rebuilt = rebuild_scope(scope, settings.lake_dir, history_weeks())
+            weeks = weeks_between(scope.start_week, scope.end_week)
+            weeks += weeks_to_refresh(conn, settings.reports_dir, scope, rebuilt)
+            failing = failing_weeks(conn, scope.repo, sorted(set(weeks)))
+            blocked += [blocked_reason(scope.repo, w, failed) for w, failed in failing.items()]
+    return blocked
 
 
 def outcome_metadata(

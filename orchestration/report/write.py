@@ -28,7 +28,7 @@ from orchestration.report.render import (
 from orchestration.report.render_record import RecordRow, RenderRecord
 from orchestration.run_scope import RunScope
 from orchestration.storage import Location, delete, join, read_bytes
-from orchestration.warehouse.checks import blocked_weeks
+from orchestration.warehouse.checks import blocked_reason, blocked_weeks
 from orchestration.weeks import weeks_between
 
 REPORT_PROCESSES = 4  # at most, and no more than the machine's cores
@@ -110,11 +110,6 @@ def weeks_to_refresh(
     ]
 
 
-def _blocked(repo: str, week: date, failed: list[tuple[str, str, str]]) -> tuple[str, str, str]:
-    tests = "; ".join(f"{test} on {model}: {example}" for model, test, example in failed[:3])
-    return repo, week.isoformat(), f"{repo} week {week} ({tests})"
-
-
 @dataclass
 class Rendered:
     """What writing some repositories' reports did, for the step's log and metadata."""
@@ -137,7 +132,7 @@ def write_reports(settings: Settings, scopes: list[RunScope], say: Say | None = 
 
     def refresh(conn: duckdb.DuckDBPyConnection, repo: str, week: date) -> None:
         if failed := blocked_weeks(conn, repo, week):  # keep its previous report
-            out.blocked.append(_blocked(repo, week, failed))
+            out.blocked.append(blocked_reason(repo, week, failed))
             return
         changed = write_week(conn, settings.reports_dir, repo, week, True, publisher, record)
         if changed:
@@ -156,7 +151,7 @@ def write_reports(settings: Settings, scopes: list[RunScope], say: Say | None = 
             for week in weeks:
                 failed = blocked_weeks(conn, scope.repo, week)
                 if failed:  # its facts failed a data test: keep the previous report
-                    out.blocked.append(_blocked(scope.repo, week, failed))
+                    out.blocked.append(blocked_reason(scope.repo, week, failed))
                     continue
                 week_files = write_week(
                     conn, settings.reports_dir, scope.repo, week, publisher=publisher, record=record

@@ -185,3 +185,32 @@ def blocked_weeks(
         ).fetchall()
     except duckdb.CatalogException:  # no test has failed in this warehouse yet
         return []
+
+
+def failing_weeks(
+    conn: duckdb.DuckDBPyConnection, repo: str, weeks: list[date]
+) -> dict[date, list[tuple[str, str, str]]]:
+    """`blocked_weeks` of many weeks of one repository in one query: {week: its failing tests
+    (model, test, example)} for the weeks that fail one."""
+    try:
+        rows = conn.execute(
+            f"select week_start, model, test, example from {FAILURES} "
+            "where (repo = ? or repo is null) "
+            "and (week_start is null or list_contains(?::date[], week_start))",
+            [repo, weeks],
+        ).fetchall()
+    except duckdb.CatalogException:  # no test has failed in this warehouse yet
+        return {}
+    failing: dict[date, set[tuple[str, str, str]]] = {}
+    for week_start, *failure in rows:
+        for week in weeks if week_start is None else [week_start]:
+            failing.setdefault(week, set()).add(tuple(failure))
+    return {week: sorted(failing[week]) for week in sorted(failing)}
+
+
+def blocked_reason(
+    repo: str, week: date, failed: list[tuple[str, str, str]]
+) -> tuple[str, str, str]:
+    """A week not reported, as (repository, week, why): its first failing tests named."""
+    tests = "; ".join(f"{test} on {model}: {example}" for model, test, example in failed[:3])
+    return repo, week.isoformat(), f"{repo} week {week} ({tests})"
