@@ -30,7 +30,10 @@
 -- quarter as much removed a feature, code changed in place a refactor when more was removed
 -- than added, else a fix); else `other`. Title scopes that name a language, layer or
 -- catch-all (seeds/scope_tags.csv) or the repository are tags, not areas. With no tag naming
--- an area, a word of the title naming one of the path areas places the PR there (title_named).
+-- an area, a code span of the title
+-- whose two words or more name a changed file (`pip compile` names `pip_compile.rs`) places the
+-- PR in what it names (title_file_area), else a word of the title naming one of the path
+-- areas places it there (title_named).
 with prs as (
     select * from {{ ref('stg_pull_requests') }}
     {{ in_run_weeks() }}
@@ -630,7 +633,33 @@ title_named as (
             list_sort(list_transform(
                 list_filter(p.candidates, lambda a: a.named),
                 lambda a: {'weight': -a.weight, 'area': a.area}))[1].area
-        end as title_area
+        end as title_area,
+        -- a code span of the title that is a command line whose first two words or more are
+        -- together the name of a changed file or folder (`pip compile -r x.toml` names
+        -- `pip_compile.rs`, `uv cache clean` the crate `uv-cache/`), or a file name that is
+        -- whole the name of one (`pylock.toml` names `pylock_toml.rs`, the module reading it;
+        -- not `dpo_trainer.py`, a file named as itself): the command or file it names, a file
+        -- without its extension, spelt as the path area, folder or file it names; not a test's
+        -- name, nor an identifier (`top_k`, `fill_null()`: a function names no area)
+        list_filter(list_transform(
+            list_filter(regexp_extract_all(p.title, '`([^`]+)`', 1), lambda c:
+                regexp_matches(trim(c), '^[A-Za-z][\w.-]*( +[\w.=/-]+)+$|^[\w-]+\.[a-z]+$')),
+            lambda c: list_transform([{
+                    'words': list_filter(string_split_regex(lower(c), '[^a-z0-9]+'), lambda w: w <> ''),
+                    'is_file': regexp_matches(trim(c), '^[\w-]+\.[a-z]+$')}],
+                lambda s: list_filter(list_transform(range(len(s.words), 1, -1), lambda n:
+                    case when s.words[1] not in ('test', 'tests') and (n = len(s.words) or not s.is_file)
+                              and contains(p.f.path_keys, ':' || array_to_string(s.words[1:n], '') || ':') then
+                        coalesce(
+                            list_filter(list_sort(p.pa.all_path_areas), lambda a:
+                                replace(replace(replace(a, '-', ''), '_', ''), '.', '') = array_to_string(s.words[1:n], ''))[1],
+                            case when not s.is_file then
+                                list_filter(string_split(p.f.path_keys, '/'), lambda x:
+                                    replace(replace(replace(x, '-', ''), '_', ''), '.', '') = array_to_string(s.words[1:n], ''))[1]
+                            end,
+                            array_to_string(s.words[1:case when s.is_file then n - 1 else n end], '_'))
+                    end), lambda a: a is not null)[1])[1]),
+            lambda a: a is not null)[1] as title_file_area
     from (
         select
             p.*,
@@ -762,13 +791,15 @@ classified as (
         -- a release PR is the release, whatever files it bumps
         coalesce(
             case when k.non_code_type in ('docs', 'ci') then pa.primary_path_area end,
-            na.named_areas[1], case when p.is_release_title then 'release' end, p.title_area,
+            na.named_areas[1], case when p.is_release_title then 'release' end, p.title_file_area, p.title_area,
             pa.primary_path_area, 'misc'
         ) as primary_area,
         case
             when k.non_code_type in ('docs', 'ci') and len(pa.path_areas) > 0 then pa.path_areas
             when len(na.named_areas) > 0 then list_sort(list_distinct(na.named_areas))
             when p.is_release_title then ['release']
+            when p.title_file_area is not null
+                then list_sort(list_distinct(list_append(coalesce(pa.path_areas, []), p.title_file_area)))
             when len(pa.path_areas) > 0 then pa.path_areas
             else ['misc']
         end as areas,
@@ -776,6 +807,7 @@ classified as (
             when k.non_code_type in ('docs', 'ci') and pa.primary_path_area is not null then 'paths'
             when len(na.named_areas) > 0 then 'title'
             when p.is_release_title then 'release'
+            when p.title_file_area is not null then 'title_file'
             when p.title_area is not null then 'title_words'
             when pa.primary_path_area is not null then 'paths'
             else 'none'

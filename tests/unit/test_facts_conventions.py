@@ -135,7 +135,25 @@ def monorail() -> list[dict]:
         p(9, "python: use buffered writers", [("py-monorail/monorail/io/csv.py", 12, "MODIFIED")]),
         p(10, "feat[sql]: window functions", [("crates/monorail-sql/src/window.rs", 70, "ADDED")]),
         p(11, "refactor(py-monorail): tidy", [("py-monorail/monorail/io/csv.py", 12, "MODIFIED")]),
-    ]
+        # a code span of the title naming a changed file by two words or more
+        p(12, "Support extras in `pip compile -r pyproject.toml`",
+          [("crates/monorail-requirements/src/tree.rs", 80, "MODIFIED"),
+           ("crates/monorail-resolver/src/mod.rs", 50, "MODIFIED"),
+           ("crates/monorail/tests/it/pip_compile.rs", 130, "MODIFIED")]),
+        p(13, "Avoid erroring on wheel-only packages in `pylock.toml`",
+          [("crates/monorail-resolver/src/lock/export/pylock_toml.rs", 30, "MODIFIED"),
+           ("crates/monorail/tests/it/pip_sync.rs", 75, "MODIFIED")]),
+        # one word (`horizontal`) or words naming no file: the paths place it
+        p(14, "fix: check shape for `*_horizontal` functions",
+          [("crates/monorail-ops/src/horizontal.rs", 20, "MODIFIED")]),
+        p(15, "Fix `read csv` on empty files", [("crates/monorail-io/src/read.rs", 9, "MODIFIED")]),
+        # a command spelt as the crate it names; a file named as itself is no module of its own
+        p(16, "Add a progress bar for `monorail cache clean`",
+          [("crates/monorail-cache/src/clean.rs", 20, "MODIFIED"),
+           ("crates/monorail/src/commands/cache.rs", 40, "MODIFIED")]),
+        p(17, "Add type hints to `dpo_trainer.py`",
+          [("monorail/trainer/dpo_trainer.py", 10, "MODIFIED")]),
+    ]  # fmt: skip
 
 
 def sprawl() -> list[dict]:
@@ -388,6 +406,12 @@ def test_language_scopes_are_tags_and_crates_are_areas(built: Path) -> None:
     # `sql` is a part of the code, spelt as its crate is (one area with the PRs the paths place)
     assert f[10][:3] == ("feat", "title_type", "monorail-sql")
     assert f[11][2:] == ("io", ["io"])  # the repository's name with a language is a tag
+    # a title's command line or file name naming a changed file or folder (not a test's)
+    pip_compile = ["monorail-requirements", "monorail-resolver", "pip_compile"]
+    assert f[12][2:] == ("pip_compile", pip_compile)
+    assert f[13][2:] == ("pylock", ["monorail-resolver", "pylock"])
+    by_paths = ["monorail-ops", "monorail-io", "monorail-cache", "trainer"]
+    assert [f[n][2] for n in (14, 15, 16, 17)] == by_paths
     languages = {"rust", "python", "py", "js", "core", "monorail", "crates", "src"}
     assert not languages & {area for row in f.values() for area in row[3]}
 
