@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections import defaultdict
-from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -112,22 +111,6 @@ class PrweeklyResource(dg.ConfigurableResource):
         settings = self.settings()
         registered = find(load_repositories(settings.home), repo)
         return (registered.source if registered else None) or settings.source
-
-    def teardown_after_execution(self, context: dg.InitResourceContext) -> None:
-        """A run that ends before publishing lets go of what it held (the warehouse's working
-        copy: the build session registers its release with `at_teardown`)."""
-        for release in _RELEASES:
-            release()
-
-
-_RELEASES: list[Callable[[], None]] = []
-
-
-def at_teardown(release: Callable[[], None]) -> None:
-    """Call `release` when a run's resource is torn down: how a stage above the resource (the
-    warehouse's build session) is let go of without the resource importing it."""
-    if release not in _RELEASES:
-        _RELEASES.append(release)
 
 
 BLOCKED = "blocked"  # the weekly_report metadata entry listing the weeks not reported, and why

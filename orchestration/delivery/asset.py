@@ -16,7 +16,7 @@ from orchestration.repositories.registry import find, load_repositories
 from orchestration.run_scope import RunScope
 from orchestration.text import plural
 from orchestration.warehouse.checks import blocked_reason, failing_weeks
-from orchestration.warehouse.session import close_session
+from orchestration.warehouse.resource import WarehouseResource
 from orchestration.weeks import weeks_between
 
 
@@ -32,10 +32,10 @@ from orchestration.weeks import weeks_between
     "retried with backoff, then by the next run, without holding up the others.",
 )
 def delivered_reports(
-    context: dg.AssetExecutionContext, prweekly: PrweeklyResource
+    context: dg.AssetExecutionContext, prweekly: PrweeklyResource, warehouse: WarehouseResource
 ) -> dg.MaterializeResult:
     settings = prweekly.settings()
-    close_session()  # a run that built models without publishing them holds the working copy
+    warehouse.close()  # a run that built models without publishing them holds the working copy
     outcomes: list[Outcome] = []
     # weeks whose facts failed a data test have no new report: not sent, and the run fails
     # once the other repositories' weeks are out

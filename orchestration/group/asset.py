@@ -28,7 +28,7 @@ from orchestration.repositories.groups import groups_with
 from orchestration.repositories.registry import load_groups
 from orchestration.text import plural
 from orchestration.warehouse.asset import unpartitioned_dep
-from orchestration.warehouse.session import close_session
+from orchestration.warehouse.resource import WarehouseResource
 from orchestration.weeks import weeks_between
 
 
@@ -47,12 +47,12 @@ def refreshed_in_run(instance: dg.DagsterInstance, run_id: str) -> list[str]:
     "the groups holding its repositories, for its weeks.",
 )
 def group_report(
-    context: dg.AssetExecutionContext, prweekly: PrweeklyResource
+    context: dg.AssetExecutionContext, prweekly: PrweeklyResource, warehouse: WarehouseResource
 ) -> dg.MaterializeResult:
     settings = prweekly.settings()
     refreshed = refreshed_in_run(context.instance, context.run_id)
     done = write_group_reports(settings, scopes_of_run(context), refreshed, context.log.info)
-    editions = save_new_editions(settings, done.editions, context.log.info)
+    editions = save_new_editions(settings, done.editions, context.log.info, held=warehouse.held)
     pages = feeds = 0
     if settings.warehouse_path.exists():
         with connect(settings.warehouse_path, read_only=True, on_wait=context.log.info) as conn:
@@ -94,10 +94,10 @@ def group_report(
     "edition, as delivered_reports does for a repository.",
 )
 def delivered_group_reports(
-    context: dg.AssetExecutionContext, prweekly: PrweeklyResource
+    context: dg.AssetExecutionContext, prweekly: PrweeklyResource, warehouse: WarehouseResource
 ) -> dg.MaterializeResult:
     settings = prweekly.settings()
-    close_session()
+    warehouse.close()  # as delivered_reports: the ledger is written to both copies
     scopes = scopes_of_run(context)
     outcomes: list[Outcome] = []
     groups = load_groups(settings.home)

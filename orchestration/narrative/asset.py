@@ -15,41 +15,41 @@ import dagster as dg
 from orchestration.assets import PrweeklyResource, scopes_of, weekly_partitions
 from orchestration.database import transaction
 from orchestration.models.build import WEEKS
+from orchestration.models.project import Project
 from orchestration.narrative.client import ChatClient, EndpointError
 from orchestration.narrative.narrate import Tally, narrate_week
 from orchestration.narrative.settings import load_llm_settings
 from orchestration.narrative.store import TABLE, ensure_table, replace_week
-from orchestration.warehouse.session import session_for
+from orchestration.warehouse.reads import models_read
+from orchestration.warehouse.resource import WarehouseResource
 from orchestration.weeks import weeks_between
 
-NARRATIVE_DEPENDENCIES = [
-    "fct_pull_requests",
-    "fct_weekly_summary",
-    "fct_weekly_risks",
-    "stg_pull_request_files",
-]
+
+def build_narrative_asset(project: Project) -> dg.AssetsDefinition:
+    """The narrative's asset, depending on the models its requests read (`models_read`)."""
+    return dg.asset(
+        name="pr_narratives",
+        deps=models_read(project, __name__),
+        partitions_def=weekly_partitions,
+        backfill_policy=dg.BackfillPolicy.single_run(),
+        group_name="narrative",
+        kinds={"duckdb"},
+        description="Optional: a language model's summaries of the key PRs and of the week, in "
+        "Chinese and English, each checked against the marts before it is kept, cached in "
+        f"{TABLE} by the hash of its input (PRWEEKLY_LLM_URL; nothing without it).",
+        check_specs=[
+            dg.AssetCheckSpec(
+                "model_answered",
+                asset="pr_narratives",
+                description="The language model at PRWEEKLY_LLM_URL answered: a wrong URL or "
+                "key fails this check, and the reports are written without the model's text.",
+            )
+        ],
+    )(pr_narratives)
 
 
-@dg.asset(
-    deps=NARRATIVE_DEPENDENCIES,
-    partitions_def=weekly_partitions,
-    backfill_policy=dg.BackfillPolicy.single_run(),
-    group_name="narrative",
-    kinds={"duckdb"},
-    description="Optional: a language model's summaries of the key PRs and of the week, in "
-    "Chinese and English, each checked against the marts before it is kept, cached in "
-    f"{TABLE} by the hash of its input (PRWEEKLY_LLM_URL; nothing without it).",
-    check_specs=[
-        dg.AssetCheckSpec(
-            "model_answered",
-            asset="pr_narratives",
-            description="The language model at PRWEEKLY_LLM_URL answered: a wrong URL or key "
-            "fails this check, and the reports are written without the model's text.",
-        )
-    ],
-)
 def pr_narratives(
-    context: dg.AssetExecutionContext, prweekly: PrweeklyResource
+    context: dg.AssetExecutionContext, prweekly: PrweeklyResource, warehouse: WarehouseResource
 ) -> dg.MaterializeResult:
     llm = load_llm_settings()
     if llm is None:
@@ -59,7 +59,7 @@ def pr_narratives(
         )
     settings = prweekly.settings()
     llm = dataclasses.replace(llm, max_wait_seconds=settings.max_wait_seconds)
-    session = session_for(settings, context.run_id, context.instance, context.log.info)
+    session = warehouse.session(settings, context.log.info)
     conn = session.conn
     ensure_table(conn)
     client = ChatClient(llm)

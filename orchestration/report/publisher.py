@@ -66,10 +66,15 @@ class ReportPublisher:
 
 
 def save_new_editions(
-    settings: Settings, editions: list[Edition], say: Callable[[str], None], records: list = ()
+    settings: Settings,
+    editions: list[Edition],
+    say: Callable[[str], None],
+    records: list = (),
+    held: duckdb.DuckDBPyConnection | None = None,
 ) -> int:
     """Store a run's new editions (of one or several publishers) in the warehouse, with the
-    record of the weeks it rendered (`render_record.RecordRow`)."""
+    record of the weeks it rendered (`render_record.RecordRow`); `held` is the working copy's
+    connection while the run holds it (`warehouse.publish.write_both`)."""
     # imported here: a process that only renders reports needs neither it nor Dagster
     from orchestration.report.render_record import save_record
     from orchestration.warehouse.publish import write_both
@@ -80,5 +85,5 @@ def save_new_editions(
             save_record(conn, list(records))
 
     if editions or records:
-        write_both(settings, write, say)
+        write_both(settings, write, say, held)
     return len(editions)

@@ -13,15 +13,18 @@ from orchestration.extract.asset import raw_pull_requests
 from orchestration.extract.failures import build_the_rest_sensor
 from orchestration.group.asset import delivered_group_reports, group_report
 from orchestration.models.project import load_project
-from orchestration.narrative.asset import pr_narratives
+from orchestration.narrative.asset import build_narrative_asset
 from orchestration.service.freshness import freshness_job, freshness_schedule, last_week_reported
 from orchestration.service.schedules import DEFAULT_CRON, weekly_schedule
-from orchestration.site.asset import weekly_report
+from orchestration.site.asset import build_report_asset
 from orchestration.warehouse.asset import build_model_assets, seed_specs
 from orchestration.warehouse.publish import build_publish_asset
+from orchestration.warehouse.resource import WarehouseResource
 
 project = load_project(SQL_DIR)
 model_assets = build_model_assets(project)
+pr_narratives = build_narrative_asset(project)
+weekly_report = build_report_asset(project)
 published_warehouse = build_publish_asset([*(a.key for a in model_assets), pr_narratives.key])
 
 weekly_job = dg.define_asset_job(
@@ -60,6 +63,6 @@ defs = dg.Definitions(
         freshness_schedule,
     ],
     sensors=[build_the_rest_sensor(weekly_job)],
-    resources={"prweekly": PrweeklyResource()},
+    resources={"prweekly": PrweeklyResource(), "warehouse": WarehouseResource()},
     executor=dg.in_process_executor,
 )

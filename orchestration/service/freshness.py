@@ -7,7 +7,6 @@ import dagster as dg
 from orchestration.assets import partition_key
 from orchestration.config import load_settings
 from orchestration.repositories.registry import load_repositories
-from orchestration.site.asset import weekly_report
 from orchestration.weeks import monday_of
 
 FRESHNESS_CRON = "0 12 * * 1"  # six hours after the weekly schedule
@@ -21,7 +20,7 @@ def _latest(instance: dg.DagsterInstance, key: str, partition: str) -> float | N
 
 
 @dg.asset_check(
-    asset=weekly_report,
+    asset=dg.AssetKey("weekly_report"),
     name="last_week_reported",
     description="Every repository has a report for the last complete week, newer than the "
     "facts it was built from.",

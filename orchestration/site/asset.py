@@ -9,42 +9,41 @@ from orchestration.assets import (
     scopes_of,
     weekly_partitions,
 )
+from orchestration.models.project import Project
 from orchestration.report.publisher import save_new_editions
 from orchestration.report.write import write_reports_shared
 from orchestration.site.build import build_site
 from orchestration.text import plural
-
-MART_DEPENDENCIES = [
-    "fct_pull_requests",
-    "fct_weekly_summary",
-    "fct_weekly_area_trends",
-    "fct_weekly_risks",
-    "fct_weekly_stories",
-    "fct_weekly_topics",
-    "dim_repositories",
-    "dim_risk_flags",
-    "dim_importance_weights",
-    "published_warehouse",  # the marts as one whole build
-]
+from orchestration.warehouse.reads import models_read
+from orchestration.warehouse.resource import WarehouseResource
 
 
-@dg.asset(
-    deps=MART_DEPENDENCIES,
-    partitions_def=weekly_partitions,
-    backfill_policy=dg.BackfillPolicy.single_run(),
-    group_name="report",
-    kinds={"markdown", "html"},
-    description="The week's report in Chinese and English, as Markdown and self-contained HTML, "
-    "with an SVG chart of area activity, under $PRWEEKLY_HOME/reports/. Reports of other weeks "
-    "whose facts the run changed (later trends, earlier reverts) are written again.",
-)
+def build_report_asset(project: Project) -> dg.AssetsDefinition:
+    """The report's asset, depending on the models its queries read (the report's, the site's
+    and the narrative's it shows: `models_read`) and on their publishing as one whole build."""
+    return dg.asset(
+        name="weekly_report",
+        deps=[*models_read(project, __name__), "published_warehouse"],
+        partitions_def=weekly_partitions,
+        backfill_policy=dg.BackfillPolicy.single_run(),
+        group_name="report",
+        kinds={"markdown", "html"},
+        description="The week's report in Chinese and English, as Markdown and self-contained "
+        "HTML, with an SVG chart of area activity, under $PRWEEKLY_HOME/reports/. Reports of "
+        "other weeks whose facts the run changed (later trends, earlier reverts) are written "
+        "again.",
+    )(weekly_report)
+
+
 def weekly_report(
-    context: dg.AssetExecutionContext, prweekly: PrweeklyResource
+    context: dg.AssetExecutionContext, prweekly: PrweeklyResource, warehouse: WarehouseResource
 ) -> dg.MaterializeResult:
     settings = prweekly.settings()
     done = write_reports_shared(settings, scopes_of(context), context.log.info)
     written, last, refreshed, blocked = done.written, done.last, done.refreshed, done.blocked
-    editions = save_new_editions(settings, done.editions, context.log.info, done.records)
+    editions = save_new_editions(
+        settings, done.editions, context.log.info, done.records, held=warehouse.held
+    )
     site = build_site(settings, context.log.info)
     context.log.info(
         f"wrote {plural(len(written), 'report file')}, {plural(editions, 'new edition')}; "

@@ -1,1 +1,2 @@
-"""The warehouse: a build's session, the model assets, publishing, and which weeks to rebuild."""
+"""The warehouse: a run's session (a Dagster resource), the model assets, publishing, which weeks to
+rebuild, and which models a stage reads."""

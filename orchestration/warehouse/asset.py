@@ -15,7 +15,7 @@ from orchestration.warehouse.checks import FAILURES, CheckOutcome, record_failur
 from orchestration.warehouse.modelled_weeks import LEDGER
 from orchestration.warehouse.parts import full_build_parts
 from orchestration.warehouse.rebuild_plan import RebuildPlan
-from orchestration.warehouse.session import session_for
+from orchestration.warehouse.resource import WarehouseResource
 
 WAREHOUSE_POOL = "duckdb_warehouse"
 
@@ -114,18 +114,18 @@ def build_model_asset(project: Project, model: Model) -> dg.AssetsDefinition:
         },
     )
     def _model_asset(
-        context: dg.AssetExecutionContext, prweekly: PrweeklyResource
+        context: dg.AssetExecutionContext, prweekly: PrweeklyResource, warehouse: WarehouseResource
     ) -> dg.MaterializeResult:
         settings = prweekly.settings()
         started = time.monotonic()
-        session = session_for(settings, context.run_id, context.instance, context.log.info)
+        session = warehouse.session(settings, context.log.info)
         conn = session.conn
         run_scopes = scopes_of(context) if partitioned else scopes_of_run(context)
         # the run's weeks, the history before them no model has built and the later weeks
         # that compare with them (rebuild_plan): all are noted, so all are published
         # (incremental models read the lake the run's extract has written; a view may not)
         planned = incremental and not session.rebuild_all
-        plan = _plan(context.run_id, conn, project, settings, run_scopes) if planned else None
+        plan = _plan(warehouse, conn, project, settings, run_scopes) if planned else None
         scopes = plan.scopes(conn, model) if plan else [None]
         # the weeks before a model's own that its lookback could change are in its scopes
         reaching = planned and bool(model.lookback)
@@ -173,15 +173,11 @@ def build_model_asset(project: Project, model: Model) -> dg.AssetsDefinition:
     return _model_asset
 
 
-_PLANS: dict[str, RebuildPlan] = {}
-
-
-def _plan(run_id: str, conn, project: Project, settings, run_scopes: list[RunScope]):
+def _plan(warehouse: WarehouseResource, conn, project: Project, settings, run_scopes):
     """The run's rebuild plan, made by its first incremental model, before any model writes."""
-    if run_id not in _PLANS:
-        _PLANS.clear()
-        _PLANS[run_id] = RebuildPlan(conn, project, settings.lake_dir, run_scopes)
-    return _PLANS[run_id]
+    return warehouse.once(
+        "rebuild_plan", lambda: RebuildPlan(conn, project, settings.lake_dir, run_scopes)
+    )
 
 
 def _in_run(partition: tuple, scopes: list[RunScope]) -> bool:

@@ -11,8 +11,8 @@ from orchestration.assets import PrweeklyResource, weekly_partitions
 from orchestration.config import Settings
 from orchestration.database import apply_duckdb_init, connect
 from orchestration.storage import file_lock
-from orchestration.warehouse import session as build_session
-from orchestration.warehouse.session import close_session, publish, session_for
+from orchestration.warehouse.resource import WarehouseResource
+from orchestration.warehouse.session import work_path
 
 
 def build_publish_asset(model_keys: list[dg.AssetKey]) -> dg.AssetsDefinition:
@@ -29,14 +29,10 @@ def build_publish_asset(model_keys: list[dg.AssetKey]) -> dg.AssetsDefinition:
         "in one step, so a reader sees the previous build or this one, never half of it.",
     )
     def published_warehouse(
-        context: dg.AssetExecutionContext, prweekly: PrweeklyResource
+        context: dg.AssetExecutionContext, prweekly: PrweeklyResource, warehouse: WarehouseResource
     ) -> dg.MaterializeResult:
         settings = prweekly.settings()
-        session = session_for(settings, context.run_id, context.instance, context.log.info)
-        try:
-            held = publish(session, context.log.warning)
-        finally:
-            close_session()
+        held = warehouse.publish(settings, context.log.warning)
         context.log.info(f"published {settings.warehouse_path} (readers held {held:.2f}s)")
         return dg.MaterializeResult(
             metadata={
@@ -51,13 +47,19 @@ def build_publish_asset(model_keys: list[dg.AssetKey]) -> dg.AssetsDefinition:
 Write = Callable[[duckdb.DuckDBPyConnection], None]
 
 
-def write_both(settings: Settings, write: Write, say: Callable[[str], None]) -> None:
-    """Apply `write` to the working copy (if there is one) and to the readers' warehouse."""
-    session = build_session._SESSION  # this process may still hold the copy (no publish step)
-    if session is not None:
-        write(session.conn)
+def write_both(
+    settings: Settings,
+    write: Write,
+    say: Callable[[str], None],
+    held: duckdb.DuckDBPyConnection | None = None,
+) -> None:
+    """Apply `write` to the working copy (if there is one) and to the readers' warehouse.
+    `held` is the working copy's connection when the caller's run holds it (a run without the
+    publish step: `WarehouseResource.held`); its lock is then not taken again."""
+    if held is not None:
+        write(held)
     else:
-        work = build_session.work_path(settings)
+        work = work_path(settings)
         if work.exists():
             with file_lock(
                 work.with_name(work.name + ".lock"),

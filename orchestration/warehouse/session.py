@@ -32,7 +32,6 @@ from pathlib import Path
 import dagster as dg
 import duckdb
 
-from orchestration.assets import at_teardown
 from orchestration.config import Settings
 from orchestration.database import apply_duckdb_init, bound_memory, transaction
 from orchestration.lake.case_merge import warehouse_needs_rebuild
@@ -90,17 +89,11 @@ class BuildSession:
         )
 
 
-_SESSION: BuildSession | None = None
-
-
-def session_for(
+def open_session(
     settings: Settings, run_id: str, instance: dg.DagsterInstance, say: Say
 ) -> BuildSession:
-    """The run's session: opened (waiting for another build's model phase) at its first model."""
-    global _SESSION
-    if _SESSION is not None and _SESSION.run_id == run_id:
-        return _SESSION
-    close_session()  # a run in this process that ended without publishing
+    """A run's session, waiting for another build's model phase: the working copy, with what
+    runs before left in it settled (`_settle`). The run's resource holds it (resource.py)."""
     work = work_path(settings)
     fd = acquire_lock(
         _lock(work),
@@ -113,24 +106,18 @@ def session_for(
     except BaseException:
         release_lock(fd)
         raise
-    _SESSION = BuildSession(run_id, settings, conn, fd, warehouse_needs_rebuild(conn))
-    if _SESSION.rebuild_all:
+    session = BuildSession(run_id, settings, conn, fd, warehouse_needs_rebuild(conn))
+    if session.rebuild_all:
         say("the warehouse holds a repository under two spellings: rebuilding every model")
-    return _SESSION
+    return session
 
 
-def close_session() -> None:
-    """End the current session without publishing (the run failed, or it has published)."""
-    global _SESSION
-    if _SESSION is not None:
-        session, _SESSION = _SESSION, None
-        try:
-            session.conn.close()
-        finally:
-            release_lock(session.lock_fd)
-
-
-at_teardown(close_session)  # a run that ends before publishing lets go of its working copy
+def close_session(session: BuildSession) -> None:
+    """End a session without publishing (the run failed, or it has published)."""
+    try:
+        session.conn.close()
+    finally:
+        release_lock(session.lock_fd)
 
 
 def _connect(path: Path) -> duckdb.DuckDBPyConnection:

@@ -258,12 +258,16 @@ def test_group_report_materialised_alone_writes_every_group_s_latest_week(built:
 
     from orchestration.assets import PrweeklyResource
     from orchestration.group.asset import group_report
+    from orchestration.warehouse.resource import WarehouseResource
 
     page = built.home / "reports" / "groups" / GROUP / f"{WEEK}.en.md"
     page.unlink()
     result = dg.materialize(
         [group_report],
-        resources={"prweekly": PrweeklyResource(home=str(built.home))},
+        resources={
+            "prweekly": PrweeklyResource(home=str(built.home)),
+            "warehouse": WarehouseResource(),
+        },
         instance=dg.DagsterInstance.ephemeral(),
     )
     assert result.success

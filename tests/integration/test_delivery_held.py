@@ -19,6 +19,7 @@ from orchestration.assets import (
     repo_partitions,
 )
 from orchestration.delivery import asset as delivery_asset
+from orchestration.warehouse.resource import WarehouseResource
 
 W29, W30 = date(2026, 7, 13), date(2026, 7, 20)
 
@@ -73,7 +74,7 @@ def test_a_week_whose_facts_fail_a_test_is_held_back_without_the_report_step(
             RANGE_START: str(partition_key("acme/rocket", W29)),
             RANGE_END: str(partition_key("acme/rocket", W30)),
         },
-        resources={"prweekly": PrweeklyResource(home=str(home))},
+        resources={"prweekly": PrweeklyResource(home=str(home)), "warehouse": WarehouseResource()},
         raise_on_error=False,
     )
     assert sent == [W30]

@@ -12,6 +12,7 @@ from orchestration.assets import PrweeklyResource, partition_key, repo_partition
 from orchestration.models.project import load_project
 from orchestration.service.dagster_run import _first_failure
 from orchestration.warehouse.asset import build_model_assets
+from orchestration.warehouse.resource import WarehouseResource
 from tests.unit.test_model_runner import PROJECT, write_project
 
 
@@ -24,7 +25,10 @@ def test_yaml_data_tests_become_dagster_checks_that_can_fail(tmp_path: Path) -> 
         assets,
         instance=instance,
         partition_key=partition_key("acme/rocket", date(2026, 7, 20)),
-        resources={"prweekly": PrweeklyResource(home=str(tmp_path / "home"))},
+        resources={
+            "prweekly": PrweeklyResource(home=str(tmp_path / "home")),
+            "warehouse": WarehouseResource(),
+        },
         raise_on_error=False,
     )
     evaluations = {

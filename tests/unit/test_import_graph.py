@@ -168,3 +168,15 @@ def test_no_module_holds_one_symbol() -> None:
         if path.name != "__init__.py" and len(names := symbols(path)) <= 1
     }
     assert not lone, f"modules of one symbol: {lone}"
+
+
+def test_the_warehouse_reads_imports_as_the_graph_does() -> None:
+    """`warehouse.reads` reads a stage's imports from the text (which models it reads follows
+    them); it finds what `ast` finds, in every module of orchestration/."""
+    from orchestration.warehouse.reads import imported, package_modules
+
+    known = package_modules()
+    assert set(known) == {n for n in modules() if n.startswith("orchestration")}
+    for name, path in known.items():
+        ours = {n for n in GRAPH[name] if n.startswith("orchestration")}
+        assert imported(path.read_text(encoding="utf-8"), known) - {name} == ours, name
