@@ -10,6 +10,7 @@ it, so the kept lake is never written through a link).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 from datetime import UTC, datetime, timedelta
@@ -104,12 +105,35 @@ def github_nodes(repos: list[str], first: int, weeks: int, prs: int, seed: int =
     return nodes
 
 
+# what the kept warehouse's rows depend on besides the lake: a change to any of them makes it
+# again, so last week's report (set up before each case) is of the models the case runs
+MODEL_CODE = ("sql", "orchestration/models", "orchestration/descriptions", "orchestration/lake")
+
+
+def models_version() -> str:
+    """The SHA-256 (12 digits) of the files under `MODEL_CODE`."""
+    from orchestration.config import PROJECT_DIR
+
+    digest = hashlib.sha256()
+    for folder in MODEL_CODE:
+        for path in sorted((PROJECT_DIR / folder).rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                digest.update(path.relative_to(PROJECT_DIR).as_posix().encode() + b"\0")
+                digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()[:12]
+
+
 def base_home(repos: int, history: int, prs: int, log=print) -> tuple[Path, Path]:
     """The kept lake (`repos` × `history` weeks × `prs` PRs, compacted) and a warehouse of
-    every model over it, made on first use."""
+    every model over it, made on first use and again whenever the models' code changed (a
+    warehouse of older models would make the case's rebuilt weeks differ from last week's
+    report, and render it again)."""
     home, generated, _ = ensure_lake(repos, history, prs, log)
-    warehouse = WORK_DIR / f"monday-{repos}x{history}x{prs}.duckdb"
+    stem = f"monday-{repos}x{history}x{prs}"
+    warehouse = WORK_DIR / f"{stem}-{models_version()}.duckdb"
     if not warehouse.exists():
+        for old in WORK_DIR.glob(f"{stem}-*.duckdb*"):  # an older models' warehouse
+            old.unlink()
         log(f"building every model over {generated['prs']:,} PRs ...")
         # built beside it and renamed: a build stopped halfway leaves no warehouse to reuse
         partial = warehouse.with_name(f"{warehouse.stem}.partial.duckdb")
