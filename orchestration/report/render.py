@@ -159,5 +159,7 @@ def render_week(facts: WeekFacts, notes: WeekNotes | None = None) -> dict[str, s
 
 
 def write_atomic(path: Location, text: str) -> int:
-    """Replace `path` with `text` so a reader never sees half a report."""
-    return write_bytes(path, text.encode("utf-8"))
+    """Replace `path` with `text` so a reader never sees half a report. Not waited onto the
+    disk: a file lost in a crash no longer holds what the render record says was written, so
+    the next run renders its week again (render_record.py)."""
+    return write_bytes(path, text.encode("utf-8"), durable=False)

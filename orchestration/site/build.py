@@ -75,10 +75,11 @@ def _words(lang: str) -> dict:
 
 
 def _write(path: Location, data: bytes) -> int:
-    """Write `data` unless the file already holds it; 1 if written."""
+    """Write `data` unless the file already holds it; 1 if written. Not waited onto the disk:
+    a page lost in a crash differs from what the next run makes, which writes it again."""
     if read_bytes(path) == data:
         return 0
-    write_bytes(path, data)
+    write_bytes(path, data, durable=False)
     return 1
 
 

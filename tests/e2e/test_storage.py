@@ -31,6 +31,30 @@ def test_writes_replace_whole_files_and_leave_no_temporary(tmp_path: Path) -> No
     assert sorted(p.name for p in tmp_path.rglob("*") if p.is_file()) == ["file.txt", "file.txt"]
 
 
+def test_reports_and_site_pages_are_renamed_into_place_without_an_fsync(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """The lake's files wait for the disk; a report's or a site page's do not (the next run
+    writes again any that a crash lost), but still appear whole."""
+    from orchestration.report.render import write_atomic
+    from orchestration.site.build import _write
+
+    synced: list[int] = []
+    monkeypatch.setattr("orchestration.storage.os.fsync", synced.append)
+    write_bytes(tmp_path / "lake.parquet", b"rows")
+    assert len(synced) == 1
+    assert write_atomic(tmp_path / "r" / "2026-07-20.en.md", "# week") == 6
+    assert _write(tmp_path / "index.html", b"<html>") == 1
+    assert _write(tmp_path / "index.html", b"<html>") == 0  # already holds it
+    assert len(synced) == 1
+    assert (tmp_path / "r" / "2026-07-20.en.md").read_text() == "# week"
+    assert sorted(p.name for p in tmp_path.rglob("*") if p.is_file()) == [
+        "2026-07-20.en.md",
+        "index.html",
+        "lake.parquet",
+    ]
+
+
 def test_a_build_with_the_lake_and_reports_behind_uris(home: Path, tmp_path: Path, monkeypatch):
     monkeypatch.setenv("PRWEEKLY_LAKE_URI", f"file://{tmp_path}/bucket/lake")
     monkeypatch.setenv("PRWEEKLY_REPORTS_URI", f"file://{tmp_path}/bucket/reports/")
