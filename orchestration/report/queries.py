@@ -67,23 +67,21 @@ def _factor_order(column: str) -> tuple[int, str]:
     return (FACTOR_ORDER.index(name) if name in FACTOR_ORDER else len(FACTOR_ORDER), name)
 
 
-def _factor_names(conn: duckdb.DuckDBPyConnection) -> list[str]:
-    """The importance_* columns of fct_pull_requests, without their prefix, in report order."""
-    columns = [
-        name
-        for (name,) in conn.execute(
-            "select column_name from information_schema.columns "
-            "where table_schema = 'marts' and table_name = 'fct_pull_requests' "
-            "and starts_with(column_name, 'importance_')"
-        ).fetchall()
-    ]
-    return [c.removeprefix("importance_") for c in sorted(columns, key=_factor_order)]
+def _factor_columns(columns: list[str]) -> list[str]:
+    """The importance_* columns among `columns` (fct_pull_requests'), in report order."""
+    return sorted((c for c in columns if c.startswith("importance_")), key=_factor_order)
 
 
 def _rows(conn: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> list[dict]:
+    return _columns_and_rows(conn, sql, params)[1]
+
+
+def _columns_and_rows(
+    conn: duckdb.DuckDBPyConnection, sql: str, params: list | None = None
+) -> tuple[list[str], list[dict]]:
     cursor = conn.execute(sql, params or [])
     names = [d[0] for d in cursor.description]
-    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+    return names, [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
 
 def _pairs(conn: duckdb.DuckDBPyConnection, sql: str) -> dict:
@@ -143,12 +141,19 @@ def display_name(conn: duckdb.DuckDBPyConnection, repo: str) -> str:
 
 
 def load_week(conn: duckdb.DuckDBPyConnection, repo: str, week_start: date) -> WeekFacts:
-    summary = _rows(
+    first = week_start - timedelta(weeks=HISTORY_WEEKS - 1)
+    # the week's summary and the chart's weeks before it, in one read
+    weeks = _rows(
         conn,
-        "select * from marts.fct_weekly_summary where repo = ? and week_start = ?",
-        [repo, week_start],
+        """
+        select * from marts.fct_weekly_summary
+        where repo = ? and week_start between ? and ?
+        order by week_start
+        """,
+        [repo, first, week_start],
     )
-    prs = _rows(
+    summary = [w for w in weeks if w["week_start"] == week_start]
+    columns, prs = _columns_and_rows(
         conn,
         """
         select *
@@ -158,12 +163,13 @@ def load_week(conn: duckdb.DuckDBPyConnection, repo: str, week_start: date) -> W
         """,
         [repo, week_start],
     )
+    factor_columns = _factor_columns(columns)
+    factor_names = [c.removeprefix("importance_") for c in factor_columns]
     for rank, pr in enumerate(prs, start=1):
         pr["rank"] = rank
         pr["factors"] = {
-            name.removeprefix("importance_"): float(value or 0)
-            for name, value in sorted(pr.items(), key=lambda kv: _factor_order(kv[0]))
-            if name.startswith("importance_")
+            name: float(pr[column] or 0)
+            for name, column in zip(factor_names, factor_columns, strict=True)
         }
     risks = _rows(
         conn,
@@ -186,16 +192,6 @@ def load_week(conn: duckdb.DuckDBPyConnection, repo: str, week_start: date) -> W
         order by pr_count desc, importance_sum desc, area
         """,
         [repo, week_start],
-    )
-    first = week_start - timedelta(weeks=HISTORY_WEEKS - 1)
-    weeks = _rows(
-        conn,
-        """
-        select week_start, merged_prs from marts.fct_weekly_summary
-        where repo = ? and week_start between ? and ?
-        order by week_start
-        """,
-        [repo, first, week_start],
     )
     per_area = conn.execute(
         """
@@ -238,7 +234,7 @@ def load_week(conn: duckdb.DuckDBPyConnection, repo: str, week_start: date) -> W
         flag_ranks=_pairs(
             conn, "select risk_flag, severity_rank from marts.dim_risk_flags order by position"
         ),
-        factor_names=_factor_names(conn),
+        factor_names=factor_names,
         topics=_topics(conn, repo, week_start, prs),
         stories=_stories(conn, repo, week_start),
     )

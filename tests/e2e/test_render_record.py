@@ -97,6 +97,36 @@ def test_a_changed_mart_row_renders_its_week_and_the_one_listing_its_correction(
     assert _run(settings).records == []  # recorded: the next run keeps it
 
 
+# one cell of every relation `load_week` reads, changed in turn: (relation, change, weeks
+# the change is in); each must render week 28 again. The chart's areas come from the weeks
+# before it, so a PR of week 27 changes week 28's report too.
+INPUTS = [
+    ("fct_weekly_summary", "theme = 'a changed theme'", [WEEKS[1]]),
+    ("fct_pull_requests", "primary_area = 'elsewhere'", [WEEKS[0]]),
+    ("fct_weekly_risks", "reason = reason || ' (changed)'", [WEEKS[1]]),
+    ("fct_weekly_area_trends", "trend = 'unknown'", [WEEKS[1]]),
+    ("fct_weekly_topics", "topic_en = topic_en || ' (changed)'", [WEEKS[1]]),
+    ("fct_weekly_stories", "title_en = title_en || ' (changed)'", [WEEKS[1]]),
+    ("dim_importance_weights", "weight = weight + 0.5", None),
+    ("dim_risk_flags", "severity_rank = severity_rank + 10", None),
+    ("dim_repositories", "display_name = 'Acme/Rocket'", None),
+]
+
+
+@pytest.mark.parametrize(
+    ("relation", "change", "weeks"), INPUTS, ids=[relation for relation, _, _ in INPUTS]
+)
+def test_a_change_to_any_relation_the_report_reads_renders_the_week(
+    settings: Settings, relation: str, change: str, weeks: list[date] | None
+) -> None:
+    where = "" if weeks is None else " where repo = ? and week_start = ?"
+    params = [] if weeks is None else [REPO, weeks[0]]
+    with duckdb.connect(str(settings.warehouse_path)) as conn:
+        (changed,) = conn.execute(f"update marts.{relation} set {change}{where}", params).fetchone()
+    assert changed > 0
+    assert WEEKS[1] in _rendered_weeks(_run(settings))
+
+
 def test_a_changed_narrative_renders_its_week(
     settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
