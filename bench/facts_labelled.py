@@ -7,7 +7,8 @@ as `<owner>__<name>.jsonl.gz` in the folder `PRWEEKLY_EXTRA_DATASETS` names), th
 weeks of its labelled PRs, and before each labelled whole week the weeks the models may look
 back on (`history_weeks()`, the project's longest lookback); every model is then built over it
 through the model runner, as `bench/facts.py` does for whole histories. A repository without
-its dataset is reported "not available".
+its dataset is reported "not available"; a fetched repository's rows are first held against its
+dataset (`bench/labelled_rows.py`), and the bench stops on a row that does not resolve.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from pathlib import Path
 import duckdb
 
 from bench import agreement
+from bench.labelled_rows import check_fetched
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 
@@ -99,6 +101,8 @@ def build(home: Path, labels: list[dict], log=print) -> tuple[duckdb.DuckDBPyCon
             continue
         began = time.perf_counter()
         prs = read_dataset(dataset)
+        if repo in agreement.sample.EXTRA_REPOS:  # not committed: checked where it is read
+            check_fetched(repo, mine, prs)
         weeks = labelled_weeks(mine, prs, history)
         count = write_weeks(home / "lake", repo, dataset, weeks)
         bodies |= {(repo, r["number"]): prs[r["number"]].get("body") or "" for r in mine}

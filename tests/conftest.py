@@ -238,7 +238,7 @@ def sample_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     """With CI=true a skip fails the test: a missing install step must not pass as a skip. Only a
-    test marked `opt_in` (the load test's full job, the fetched datasets) may skip there."""
+    test marked `opt_in` (the load test's full job) may skip there."""
     outcome = yield
     report = outcome.get_result()
     if report.skipped and os.environ.get("CI") == "true" and not item.get_closest_marker("opt_in"):

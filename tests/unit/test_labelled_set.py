@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import importlib.util
-import os
 import re
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -89,17 +88,6 @@ def rows() -> list[dict[str, str]]:
         return list(reader)
 
 
-def _extra_folder() -> Path:
-    folder = os.environ.get("PRWEEKLY_EXTRA_DATASETS")
-    if not folder:
-        pytest.skip("PRWEEKLY_EXTRA_DATASETS is not set (the fetched repositories' datasets)")
-    path = Path(folder)
-    missing = [r for r in sorted(EXTRA_REPOS) if not SAMPLE.dataset_path(r, extra=path).is_file()]
-    if missing:
-        pytest.skip(f"not in PRWEEKLY_EXTRA_DATASETS: {', '.join(missing)}")
-    return path
-
-
 def test_size_and_repositories(rows):
     assert len(rows) >= 300
     per_repo = Counter(r["repo"] for r in rows)
@@ -173,19 +161,3 @@ def test_rows_are_the_seeded_sample_and_exist_in_the_datasets(rows):
         body = SAMPLE.collapse(pr["body"] or "")
         for sentence in SAMPLE.sentences(r["change_sentence"]):
             assert sentence in body, f"{r['repo']}#{r['number']}: {sentence[:60]!r}"
-
-
-@pytest.mark.opt_in  # CI has ../shared, not the fetched datasets
-def test_fetched_rows_are_the_seeded_sample_and_their_sentences_resolve(rows):
-    folder = _extra_folder()
-    prs = {repo: list(SAMPLE.read_prs(DATASETS, repo, folder)) for repo in sorted(EXTRA_REPOS)}
-    fetched = [r for r in rows if r["repo"] in EXTRA_REPOS]
-    assert [(r["repo"], int(r["number"]), r["sample"]) for r in fetched] == SAMPLE.draw_from(prs)
-    by_key = {(repo, pr["number"]): pr for repo, repo_prs in prs.items() for pr in repo_prs}
-    weeks = defaultdict(set)
-    for r in fetched:
-        pr = by_key[(r["repo"], int(r["number"]))]
-        assert all(SAMPLE.sentences(r["change_sentence"], pr["body"]))
-        if r["sample"] == "week":
-            weeks[r["repo"]].add(SAMPLE.monday(pr["mergedAt"]))
-    assert all(len(w) == 1 for w in weeks.values()), weeks
