@@ -10,14 +10,19 @@
 -- release) or a pre-release word (`pre_release` in the seed: rc, beta, dev, nightly, ...), so
 -- `Bump dev version` and `bump version to 0.10.0.dev` are not. `Bump numpy to 2.1` names a
 -- dependency, not a word of the seed, and is not either. `release_pre` keeps a pre-release
--- version bump or dev-version chore apart: a story groups it with the week's release. Only
--- those PRs have a row (fct_pull_requests: not a release when none).
+-- version bump or dev-version chore apart: a story groups it with the week's release. A
+-- release is also said by a tag or phrase whatever else the title says, when the PR's files
+-- bump a version (tagged, below): a leading `[release]`/`release:` tag (`is_tag` in the seed)
+-- with a final version, a leading tag that is a version (`[python 0.6.7] undo ...`), or `bump
+-- version to X` (`Bump version to 0.7.0 and write changelog`). Only those PRs have a row
+-- (fct_pull_requests: not a release when none).
 with vocabulary_lists as (
     select
         (select list(distinct lower(word)) from {{ ref('release_words') }} where not pre_release)
             as release_words,
         (select list(distinct lower(word)) from {{ ref('release_words') }} where pre_release)
             as pre_release_words,
+        (select list(distinct lower(word)) from {{ ref('release_words') }} where is_tag) as tag_words,
         -- `deps`, `dependencies`: a dependency's version, not the project's
         (select list(distinct lower(alias)) from {{ ref('change_type_aliases') }}
          where change_type in ('chore', 'ci') and not upper_case_only
@@ -32,6 +37,19 @@ vocabulary as (
         *,
         list_distinct(list_concat(release_words, pre_release_words, chore_words, tags)) as allowed
     from vocabulary_lists
+),
+
+-- whether a PR's files bump a version: a package manifest, a version file (`VERSION`,
+-- `_version.py`, `verl/version/version`) or a changelog changed
+version_files as (
+    select
+        repo,
+        number,
+        bool_or(coalesce(dependency_kind = 'manifest', false) or is_changelog
+            or regexp_matches(path, '(^|/)_*version(_info)?(\.[a-z]+)?$', 'i')) as bumps_version
+    from {{ ref('int_pull_request_files') }}
+    {{ in_run_weeks() }}
+    group by repo, number
 ),
 
 -- a release names a version (a digit); a dev-version chore a pre-release word (`Bump dev
@@ -64,6 +82,75 @@ words as (
             lambda w: w <> ''
         ) as tokens
     from prs p
+),
+
+-- a release said by the title's tag or phrase, whatever else the title says, when its files
+-- bump a version (or are unknown): a leading tag that is a release word (`[release] feat:
+-- first release on pypi v0.1.1`, `release(cli): ... 2.0.0`) and a final version anywhere in
+-- the title; a leading bracket tag that is a version, alone or after the repository's name, a
+-- language or a release word (`[python 0.6.7] undo a regression`); `bump version to X`
+-- (`Bump version to 0.7.0 and write changelog`, `... bump version for 0.8.0`), not in a
+-- revert. The version must be final (no suffix but `post`) and the title hold no pre-release
+-- word: the rest are the rules below.
+tagged as (
+    select
+        w.repo,
+        w.week_start,
+        w.number,
+        t.bracket_tags,
+        t.conventional,
+        list_filter(w.tokens, lambda x: regexp_matches(x, '^v?\d+(\.(\d+|x))+([-.+]?[a-z]+[.-]?\d*)?$'))
+            as versions,
+        list_has_any(w.tokens, v.pre_release_words) as has_pre_release_word,
+        list_filter(t.bracket_tags, lambda g:
+            regexp_full_match(g, '(([a-z][a-z0-9_-]*) +)?v?\d+(\.\d+)+')
+            and (not contains(g, ' ')
+                or list_contains(v.languages, regexp_extract(g, '^[a-z][a-z0-9_-]*'))
+                or list_contains(v.release_words, regexp_extract(g, '^[a-z][a-z0-9_-]*'))
+                or regexp_replace(regexp_extract(g, '^[a-z][a-z0-9_-]*'), '[-_.]', '', 'g') = w.repo_key)
+        ) as version_tags,
+        list_has_any(
+            list_concat(t.bracket_tags, [t.conventional.type],
+                list_transform(string_split(coalesce(t.conventional.scope, ''), ','), lambda x: trim(x))),
+            v.tag_words) as has_release_tag,
+        case when not starts_with(lower(ltrim(w.title)), 'revert') then nullif(regexp_extract(lower(w.title),
+            '\b(bump|bumps|bumped|update|updates|set|sets|prepare)\s+(the\s+)?version\s+(to|for|as)\s+(v?\d+(\.\d+)+[-.+a-z0-9]*)',
+            4), '') end as bumped_version
+    from words w
+    cross join vocabulary v
+    cross join lateral (
+        select
+            list_transform(regexp_extract_all(regexp_extract(lower(w.title), '^\s*((\[[^\]]*\]\s*)+)', 1),
+                '\[([^\]]*)\]', 1), lambda g: regexp_replace(trim(g), '\s+', ' ', 'g')) as bracket_tags,
+            regexp_extract(lower(w.title), '^\s*(?:\[[^\]]*\]\s*)*([a-z]+)(?:\(([^)]*)\))?!?:',
+                ['type', 'scope']) as conventional
+    ) t
+    -- files unknown: the title alone
+    left join version_files f on f.repo = w.repo and f.number = w.number
+    where coalesce(f.bumps_version, true)
+        -- a leading tag, or a version's word
+        and regexp_matches(w.title, '^\s*\[|(?i)releas|publish|version')
+),
+
+tag_released as (
+    select
+        repo,
+        week_start,
+        number,
+        coalesce(
+            regexp_extract(version_tags[1], 'v?\d+(\.\d+)+$'),
+            bumped_version,
+            case when has_release_tag then array_to_string(versions, ', ') end
+        ) as version
+    from tagged
+    where not has_pre_release_word
+        and (len(version_tags) > 0 or bumped_version is not null or (has_release_tag and len(versions) > 0))
+),
+
+-- final versions only (no suffix but none): a pre-release is the rules' below
+tag_releases as (
+    select * from tag_released
+    where regexp_full_match(version, 'v?\d+(\.(\d+|x))+(, v?\d+(\.(\d+|x))+)*')
 ),
 
 -- the words no vocabulary holds, and the versions; a title with more such words than a
@@ -129,9 +216,9 @@ select
     repo,
     week_start,
     number,
-    is_release,
-    case when is_release then versions_text end as release_version,
+    coalesce(f.is_release, false) or t.number is not null as is_release,
+    case when f.is_release then f.versions_text else t.version end as release_version,
     -- a pre-release bump or a dev-version chore (`Bump dev version`): not a release itself
-    is_release_chore and not is_release as is_release_pre
-from final
-where is_release_chore
+    coalesce(f.is_release_chore and not f.is_release, false) and t.number is null as is_release_pre
+from (select * from final where is_release_chore) f
+full join tag_releases t using (repo, week_start, number)

@@ -38,7 +38,25 @@ RELEASES = [
     ("chore: bump Go to v1.25", None),
     ("chore(deps): bump typescript to 5.6", None),
     ("Bump plain-utils to 1.2", None),
+    # a release tag or a version tag, whatever else the title says; `bump version to X`
+    ("[release] feat: first release version on pypi v0.1.1", "v0.1.1"),
+    ("[python 0.6.7] undo performance regression on large no. of threads", "0.6.7"),
+    ("Bump version to 0.7.0 and write changelog", "0.7.0"),
+    ("Add release notes and bump version for 0.8.0", "0.8.0"),
+    ('Revert "Bump version to 0.2.14 (#4431)"', None),
+    ("Bump cargo-dist version to 0.28.0", None),  # a dependency's version
+    ("[release] chore: bump version to 0.5.0.dev", None),
+    # ... only when the files bump a version (a manifest, a version file, a changelog)
+    ("[release] ci: fix the publish workflow for 1.2.0", None),
+    ("[2.1] fix: the cache on Windows", None),
 ]
+# the files of the titles above that change no version
+NO_VERSION_FILES = {
+    "[release] ci: fix the publish workflow for 1.2.0": [
+        (".github/workflows/publish.yml", 4, "MODIFIED")
+    ],
+    "[2.1] fix: the cache on Windows": [("plain/cache.py", 4, "MODIFIED")],
+}
 M = "MODIFIED"
 
 
@@ -218,7 +236,7 @@ def theme_nodes() -> list[dict]:
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     plain = [
-        pr(n, title, at("04", n), [("VERSION", 1, M)], repo=PLAIN)
+        pr(n, title, at("04", n), NO_VERSION_FILES.get(title, [("VERSION", 1, M)]), repo=PLAIN)
         for n, (title, _) in enumerate(RELEASES, start=1)
     ]
     nodes = {
