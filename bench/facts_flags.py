@@ -5,9 +5,8 @@ each `<owner>__<name>.jsonl.gz` of the folder PRWEEKLY_EXTRA_DATASETS names, whe
 throw-away lake, builds every SQL model over it through the model runner (as `bench/scale.py`
 does; no Dagster run, no reports), and prints per repository: the share of PRs each flag is
 set on, the share carrying any flag other than `missing_tests`, docs-only PRs with a size or
-hardware flag, and for verl the week 2026-W30 checks of issues 12 and 24 (ranks of the two
-correctness fixes, quoted impact claims, missing tests from unchecked test boxes, hardware
-only where the description targets it).
+hardware flag, issue 24's whole-history figures (areas, key weeks, releases), and for verl
+the 2026-W30 checks of issues 12 and 24 (ranks, quoted claims, tests, hardware, stories).
 """
 
 from __future__ import annotations
@@ -31,6 +30,7 @@ DATASETS = {
 ANY_FLAG_TARGET = 0.30  # share of PRs with a flag other than missing_tests (issue 24)
 ONE_FLAG_TARGET = 0.15  # share of PRs any single such flag may be set on
 HARDWARE_TARGET = 0.10  # share of PRs hardware_specific may be set on (issue 24)
+CATCH_ALL_TARGET = 0.05  # share of PRs root/utils/misc may place together (issue 24)
 # verl 2026-W30 PRs whose description only mentions hardware: "does not claim to resolve that
 # hardware-specific report without an Ascend profile", a crash on NPU behind `Fixes #5817`
 HARDWARE_MENTIONS = (7095, 7038)
@@ -91,6 +91,12 @@ STREAM_FIX = 7083  # CUDA stream synchronisation that prevents corrupted weights
 SCHEDULING = (6556, "15.3%")  # dynamic resource scheduling: "reduce ~15.3% wall-clock time"
 SHARDED_DELTA = (7144, "×")  # sharded delta: a table of ×-speed-ups
 TOP = 8
+# issue 24: the headline row of #7095, the Qwen3.5 fixes, the Ascend CI and docs PRs (the
+# labelled set's stories of W30) and W28's breaking change to the Megatron Bridge default
+HEADLINE = (7095, ("1.679x", "1.679×", "-40.45%", "40.45%"))
+QWEN35 = {6660, 5599}
+ASCEND = {7074, 7111, 7124, 7125, 7147, 7148}
+BREAKING_DEFAULT = 6951
 
 
 def risk_flags(conn: duckdb.DuckDBPyConnection) -> list[str]:
@@ -138,13 +144,15 @@ def w30_checks(conn: duckdb.DuckDBPyConnection) -> list[tuple[str, str, bool]]:
          ranks.get(n, 99) <= TOP)
         for n, what in ((RACE_FIX, "NCCL buffer race"), (STREAM_FIX, "CUDA stream sync"))
     ]  # fmt: skip
-    report = render_week(load_week(conn, repo, W30))[f"{W30}.en.md"]
+    rendered = render_week(load_week(conn, repo, W30))
+    report = rendered[f"{W30}.en.md"]
     quotes = report.split("### What the key PRs' descriptions say")[1].split("\n### ")[0]
     entries = quotes.split("\n- ")
     for number, figure in (SCHEDULING, SHARDED_DELTA):
         entry = next((e for e in entries if f"/pull/{number})" in e.split("\n")[0]), "")
         quoted = [part for part in entry.split("; **") if "Measured impact**" in part]
-        bold = quoted and any(figure in part for part in quoted[0].split("**")[1::2])
+        # the bold figures of the quotes, after the `**Measured impact**` label itself
+        bold = quoted and any(figure in part for part in quoted[0].split("**")[2::2])
         checks.append(
             (f"#{number}'s key-change entry quotes {figure} in bold",
              quoted[0][:90] + "…" if quoted else "no measured impact quoted", bool(bold))
@@ -186,7 +194,66 @@ def w30_checks(conn: duckdb.DuckDBPyConnection) -> list[tuple[str, str, bool]]:
          f"{', '.join(f'#{n}' for n in HARDWARE_MENTIONS)}",
          not flagged)
     )  # fmt: skip
+    return checks + issue24_checks(conn, rendered)
+
+
+def issue24_checks(conn: duckdb.DuckDBPyConnection, rendered: dict) -> list[tuple[str, str, bool]]:
+    """(check, what was found, met) for the verl points of issue 24's Done-when."""
+    repo, (claim, caveats) = "verl-project/verl", conn.execute(
+        "select headline_claim, caveats from marts.fct_pull_requests "
+        "where repo = 'verl-project/verl' and number = ?", [HEADLINE[0]]).fetchone()  # fmt: skip
+    kinds = {(c["kind"], c.get("subject"), c.get("effect")) for c in caveats or []}
+    said = [name for name, text in rendered.items() if "1.003" in text]
+    checks = [
+        (f"#{HEADLINE[0]}'s headline claim is the M=8 row with its header",
+         f"{claim['figure']} at {claim['condition']}" if claim else "none",
+         bool(claim) and claim["figure"] in HEADLINE[1] and "=8" in (claim["condition"] or "")
+         and bool(claim["header"])),
+        ("no W30 report says 1.003x", ", ".join(said) or "none does", not said),
+        (f"#{HEADLINE[0]} carries its peak-memory trade-off and off-by-default",
+         ", ".join(sorted(f"{k}/{e}" for k, _, e in kinds)),
+         ("trade_off", "peak_memory", "increase") in kinds
+         and ("default", None, "off_by_default") in kinds),
+    ]  # fmt: skip
+    stories = [set(n) for (n,) in conn.execute(
+        "select numbers from marts.fct_weekly_stories where repo = ? and week_start = ?",
+        [repo, W30]).fetchall()]  # fmt: skip
+    for what, numbers in (("#6660 and #5599", QWEN35), ("the Ascend PRs", ASCEND)):
+        best = max(stories, key=lambda s: len(s & numbers), default=set())
+        checks.append((f"{what} are one story", f"{len(best & numbers)} of {len(numbers)} in "
+                       f"{sorted(best)}", numbers <= best))  # fmt: skip
+    (key,) = conn.execute(
+        "select is_key from marts.fct_pull_requests where repo = ? and number = ?",
+        [repo, BREAKING_DEFAULT]).fetchone()  # fmt: skip
+    checks.append((f"#{BREAKING_DEFAULT} (W28, breaking) is a key change", str(key), bool(key)))
     return checks
+
+
+DONE_WHEN = r"""
+select
+    (select avg((primary_area in ('root', 'utils', 'misc'))::int)
+     from marts.fct_pull_requests where repo = $1),
+    (select count(*) from marts.fct_weekly_summary
+     where repo = $1 and merged_prs >= 5 and key_prs = 0),
+    (select count(*) from marts.fct_pull_requests p where repo = $1 and is_release and not exists (
+        select 1 from marts.fct_weekly_summary s
+        where s.repo = p.repo and s.week_start = p.week_start
+            and list_contains(list_transform(s.releases, lambda r: r.number), p.number))),
+    (select count(*) from marts.fct_pull_requests p where repo = $1 and (
+        regexp_matches(p.primary_area, '^\d+[_/ ]?(of[_ ]?)?(\d+|n)$') or exists (
+            select 1 from marts.fct_weekly_stories s
+            where s.repo = p.repo and s.week_start = p.week_start and s.kind = 'series'
+                and list_contains(s.numbers, p.number)
+                and lower(p.primary_area) = lower(trim(s.evidence, '[]#')))))
+"""
+
+
+def done_when(conn: duckdb.DuckDBPyConnection, repo: str) -> dict:
+    """Issue 24's whole-history figures: the catch-all areas' share, the weeks of 5 PRs or more
+    without a key PR, release PRs missing from their week's summary, PRs placed in a series
+    tag (a series story's evidence) or an `[i/N]` tag."""
+    names = ("catch_all", "weeks_without_key", "releases_missing", "tag_areas")
+    return dict(zip(names, conn.execute(DONE_WHEN, [repo]).fetchone(), strict=True))
 
 
 def docs_only_flagged(conn: duckdb.DuckDBPyConnection, repo: str) -> int:
@@ -237,6 +304,16 @@ def report(warehouse: Path, repos: list[str], seconds: float) -> bool:
             print(f"  {'hardware_specific':<27} {_pct(rates['hardware_specific'])}"
                   f"   target <= {HARDWARE_TARGET:.0%}")  # fmt: skip
             print(f"  {'docs-only PRs with a test, size or hardware flag':<49} {docs}   target 0")
+            done = done_when(conn, repo)
+            ok &= done["catch_all"] <= CATCH_ALL_TARGET and not (
+                done["weeks_without_key"] or done["releases_missing"] or done["tag_areas"]
+            )
+            print(f"  {'root/utils/misc areas':<27} {_pct(done['catch_all'])}"
+                  f"   target <= {CATCH_ALL_TARGET:.0%}")  # fmt: skip
+            print(f"  weeks of 5+ PRs without a key PR {done['weeks_without_key']}, releases "
+                  f"missing from their summary {done['releases_missing']}, PRs placed in a "
+                  f"series or [i/N] tag {done['tag_areas']}   targets 0")  # fmt: skip
+            met &= ok
             print(f"  targets {'met' if ok else 'NOT met'}")
         if "verl-project/verl" in repos:
             print(f"\nverl-project/verl {W30} ({W30.isocalendar()[0]}-W{W30.isocalendar()[1]})")
