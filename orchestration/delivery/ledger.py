@@ -1,7 +1,7 @@
 """The delivery ledger: `delivery.sent_editions`, one row per edition sent to a target.
 
 It lives in the warehouse, so `prweekly sql` answers "what went out, when, where". A build
-publishes its working copy over the readers' file whole at times (see build_session), so each
+publishes its working copy over the readers' file whole at times (warehouse/session.py), so each
 row is written to both files, under the working copy's lock and then the readers' file's: a
 later whole publish carries the row over, and a working copy made again from the readers' file
 has it too. Reads take the union of both. No secret is stored: a target is only its kind.
