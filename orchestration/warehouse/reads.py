@@ -4,9 +4,9 @@ warehouse (the report, the narrative) depends on the models it reads, not on a l
 
 The modules a stage runs are its asset's module and what that imports, in `orchestration/`, up
 to the warehouse's own machinery (`STOP`). Imports are read from the text, lazy ones inside
-functions included (a few milliseconds for the report's fifty modules, where parsing them would
-take a fifth of a second at every start); `tests/unit/test_import_graph.py` reads the same with
-`ast` and checks this reading against it."""
+functions included: 20-30 ms for the report's 78 modules and the narrative's at every start,
+where parsing them with `ast` takes 0.17 s; `tests/unit/test_import_graph.py` reads the same
+with `ast` and checks this reading against it."""
 
 from __future__ import annotations
 
