@@ -5,7 +5,8 @@ A model is `sql/<layer>/<name>.sql`; it lands in the DuckDB schema named after i
 Dependencies come from rendering the template once with recording stand-ins for `ref`, `source`
 and `config`, the way dbt parses a project. Macros (`macros/*.sql`) are Jinja macros every model
 can call; `project.yml` holds the variables every run shares and the partition keys an
-incremental model's rows are replaced by (see docs/runner.md).
+incremental model's rows are replaced by (see docs/runner.md). An `ephemeral` model, kept apart
+(`Project.ephemerals`), is inlined as a CTE into each model that refs it, as dbt does.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 import jinja2
 import yaml
 
-MATERIALIZATIONS = ("view", "table", "incremental")
+MATERIALIZATIONS = ("view", "table", "incremental", "ephemeral")
 PROJECT_FILE = "project.yml"
 MACROS_DIR = "macros"
 _NOT_MODELS = ("seeds", MACROS_DIR)  # folders whose .sql and .csv files are not models
@@ -54,6 +55,9 @@ class Model:
     lookback: int = 0
     refs: tuple[str, ...] = ()
     sources: tuple[tuple[str, str], ...] = ()
+    # the ephemeral models inlined into this one (through each other too), each after those
+    # it refs; their refs and sources are in `refs` and `sources`, their names are not
+    ephemerals: tuple[str, ...] = ()
     description: str = ""
     columns: dict[str, str] = field(default_factory=dict)
     tests: list[DataTest] = field(default_factory=list)
@@ -100,6 +104,8 @@ class Project:
     vars: dict[str, Any] = field(default_factory=dict)
     partitions: dict[str, PartitionKey] = field(default_factory=dict)
     macros: tuple[str, ...] = ()  # the text of each macro file
+    # models with materialized='ephemeral': no relation, no build step, inlined where ref'd
+    ephemerals: dict[str, Model] = field(default_factory=dict)
 
     def relation_of(self, name: str) -> str:
         if name in self.models:
@@ -298,7 +304,37 @@ def load_project(root: Path) -> Project:
                 raise ProjectError(
                     f"{model.path}: model {model.name} reads undeclared source {src[0]}.{src[1]}"
                 )
-    return Project(root, models, seeds, sources, _order(models), project_vars, partitions, macros)
+    order = _order(models)  # of every model, ephemeral too: a cycle through one is named
+    ephemerals = {n: m for n, m in models.items() if m.materialized == "ephemeral"}
+    _inline_ephemerals(models, ephemerals)
+    models = {n: m for n, m in models.items() if n not in ephemerals}
+    order = [n for n in order if n in models]
+    return Project(
+        root, models, seeds, sources, order, project_vars, partitions, macros, ephemerals
+    )
+
+
+def _inline_ephemerals(models: dict[str, Model], ephemerals: dict[str, Model]) -> None:
+    """Give each model the ephemeral models it reads, through each other too (each after the
+    ones it refs), and their refs and sources in place of their names."""
+    refs = {name: model.refs for name, model in models.items()}
+    found: dict[str, tuple[str, ...]] = {}
+
+    def inlined(name: str) -> tuple[str, ...]:  # the project has no cycle (see _order)
+        if name not in found:
+            reads = [n for r in refs[name] if r in ephemerals for n in (*inlined(r), r)]
+            found[name] = tuple(dict.fromkeys(reads))
+        return found[name]
+
+    for model in models.values():
+        if model.tests and model.name in ephemerals:
+            raise ProjectError(
+                f"{model.path}: model {model.name} is ephemeral: it has no relation to test"
+            )
+        model.ephemerals = inlined(model.name)
+        taken = [model, *(ephemerals[n] for n in model.ephemerals)]
+        model.refs = tuple(dict.fromkeys(r for m in taken for r in m.refs if r not in ephemerals))
+        model.sources = tuple(dict.fromkeys(s for m in taken for s in m.sources))
 
 
 def _order(models: dict[str, Model]) -> list[str]:

@@ -3,10 +3,15 @@
 Values that vary per run (`var('repo')`, `var('start_week')`, ...) reach DuckDB as bound
 parameters, never spliced into the SQL text; the project file's variables are the project's
 own text and are rendered as they are written, as dbt does.
+
+An ephemeral model a model refs (through another one too) is rendered with the model's own
+context (its scope, so `is_incremental()` is the model's) and put before the model's own CTEs
+as `__dbt__cte__<name> as (...)`, the name dbt gives it; `ref()` names that CTE.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import duckdb
@@ -16,11 +21,26 @@ from orchestration.models.scope import Scope
 from orchestration.models.sources import Resolve, SourceRequest, warehouse_table
 
 _MISSING = object()
+EPHEMERAL_CTE = "__dbt__cte__"
+# what may come before a query's first keyword: blanks and comments
+_LEADING = re.compile(r"(?:\s+|--[^\n]*|/\*.*?\*/)*", re.S)
+_WITH = re.compile(r"with\b(?:\s+recursive\b)?", re.I)
 
 
 def sql_string(text: str) -> str:
     """A SQL string literal, for the few places DuckDB accepts no parameter (file paths)."""
     return "'" + text.replace("'", "''") + "'"
+
+
+def with_ctes(sql: str, ctes: list[str]) -> str:
+    """`sql` with `ctes` (`name as (...)`) first among its CTEs, or as its only ones."""
+    if not ctes:
+        return sql
+    start = _LEADING.match(sql).end()
+    found = _WITH.match(sql, start)
+    if found:
+        return f"{sql[: found.end()]} {', '.join(ctes)},{sql[found.end() :]}"
+    return f"{sql[:start]}with {', '.join(ctes)}\n{sql[start:]}"
 
 
 class QueryResult:
@@ -120,8 +140,11 @@ def render(
         cursor = conn.execute(sql)
         return QueryResult([d[0] for d in cursor.description], cursor.fetchall())
 
+    def ref(name: str) -> str:
+        return EPHEMERAL_CTE + name if name in project.ephemerals else project.relation_of(name)
+
     context = {
-        "ref": project.relation_of,
+        "ref": ref,
         "source": source,
         "config": lambda **_: "",
         "var": var,
@@ -131,6 +154,11 @@ def render(
         "run_query": run_query,
     }
     sql = render_template(model.template, project.macros, context)
+    ctes = [
+        f"{EPHEMERAL_CTE}{name} as (\n{render_template(e.template, project.macros, context)}\n)"
+        for name, e in ((n, project.ephemerals[n]) for n in model.ephemerals)
+    ]
+    sql = with_ctes(sql, ctes)
     if used and model.materialized == "view":
         raise ProjectError(
             f"{model.path}: model {model.name} is a view and cannot use var(): "

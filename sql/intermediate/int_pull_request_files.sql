@@ -22,6 +22,9 @@
 -- data the tests exercise, which place a PR only when no source code changed. `is_helper`: its
 -- area is named below a folder of kind `catch_all` (utils/, misc/): a helper, whose lines weigh
 -- `helper_area_weight` in placing a PR.
+--
+-- Its steps, inlined here (ephemeral): int_pull_request_file_words (the words it classifies
+-- paths with) and int_pull_request_file_containers (the folders that are containers by the data).
 
 -- read twice (the distinct paths, the changes): scanning the table again costs less than the
 -- copy of all its rows that DuckDB keeps for a CTE used twice
@@ -30,58 +33,9 @@ with files as not materialized (
     {{ in_run_weeks() }}
 ),
 
-hardware_words as (
-    select list(distinct keyword) as words
-    from {{ ref('keywords') }}
-    where signal = 'hardware'
-),
-
+-- the words paths are classified with, and the folders that are containers by the data
 layout_words as (
-    select
-        -- the folders without `-_. `, as the paths' keys are (`_utils` is `utils`)
-        (select list(distinct replace(replace(replace(replace(lower(folder), '-', ''), '_', ''), '.', ''), ' ', '')) from {{ ref('container_folders') }}) as containers,
-        (select list(distinct replace(replace(replace(replace(lower(folder), '-', ''), '_', ''), '.', ''), ' ', '')) from {{ ref('container_folders') }}
-         where kind = 'fixtures') as fixture_folders,
-        (select list(distinct replace(replace(replace(replace(lower(folder), '-', ''), '_', ''), '.', ''), ' ', '')) from {{ ref('container_folders') }}
-         where kind = 'catch_all') as catch_all_folders,
-        (select list(distinct regexp_replace(lower(tag), '[-_. ]', '', 'g'))
-         from {{ ref('scope_tags') }} where kind = 'language') as languages,
-        (select max(value) from {{ ref('thresholds') }} where name = 'container_min_share')
-            as container_min_share
-),
-
--- the folders that hold most of a repository's code changes, over everything extracted for
--- it (not only the run's weeks), with two subfolders or more
-history as (
-    select repo, path, count(*) as changes
-    from {{ ref('stg_pull_request_files') }}
-    where not regexp_matches(path, '(^|/)(tests?|testing|docs?|examples?|docs?[_-](src|sources?|examples?)|\.github)/|\.(md|rst|txt|ipynb)$')
-    {{ in_run_weeks(weeks=none, keyword='and') }}
-    group by repo, path
-),
-
-folder_changes as (
-    select
-        h.repo,
-        array_to_string(s.segments[1:i], '/') as folder,
-        case when i + 1 < len(s.segments) then s.segments[i + 1] end as subfolder,
-        h.changes
-    from history h,
-        lateral (select string_split(lower(h.path), '/') as segments) s,
-        lateral (select unnest(range(1, len(s.segments))) as i) r
-),
-
-data_containers as (
-    select f.repo, list(f.folder) as folders
-    from (
-        select repo, folder, sum(changes) as changes, count(distinct subfolder) as subfolders
-        from folder_changes
-        group by repo, folder
-    ) f
-    join (select repo, sum(changes) as changes from history group by repo) t using (repo)
-    cross join layout_words w
-    where f.subfolders >= 2 and f.changes >= w.container_min_share * t.changes
-    group by f.repo
+    select * from {{ ref('int_pull_request_file_words') }}
 ),
 
 -- Everything below depends only on the repository and the path, so each path is classified
@@ -158,7 +112,7 @@ layouts as (
         list_has_any(k.keys[1:-2], w.fixture_folders) as is_fixture
     from kinds k
     cross join layout_words w
-    left join data_containers d using (repo)
+    left join {{ ref('int_pull_request_file_containers') }} d using (repo)
 ),
 
 -- the longest matching prefix rule wins; a rule for the repository beats a `*` rule
@@ -232,7 +186,7 @@ classified as (
             as is_helper,
         k.is_fixture,
         c.core_prefix as configured_core_prefix,
-        list_filter(k.words, lambda w: list_contains(h.words, w))[1] as hardware_word,
+        list_filter(k.words, lambda w: list_contains(lw.hardware_words, w))[1] as hardware_word,
         -- what a title's module can name: the folders and the file's name without its
         -- extension as written (lower case) and their words between slashes, then each without
         -- `-_. ` between colons (`/trainer/async_grpo/loop/trainer/async/grpo/loop/:trainer:asyncgrpo:loop:`)
@@ -241,7 +195,6 @@ classified as (
                 || [replace(replace(replace(replace(regexp_replace(k.segments[-1], '\.[^.]*$', ''),
                     '-', ''), '_', ''), '.', ''), ' ', '')], ':') || ':' as path_key
     from layouts k
-    cross join hardware_words h
     cross join layout_words lw
     left join ruled r using (repo, path)
     left join configured_core c using (repo, path)

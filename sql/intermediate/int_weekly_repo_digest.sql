@@ -15,7 +15,8 @@
 -- repository is this week's (known only when history_complete), with their PRs. `flagged`:
 -- its PRs flagged dependency_change, hardware_specific or missing_tests, each with what the
 -- flag's evidence names (`subject`: the dependency's `package`, the hardware's `word`, in
--- lower case) and the flag's reason.
+-- lower case) and the flag's reason. Its step int_weekly_repo_authors (ephemeral, inlined here)
+-- lists the authors and newcomers.
 with key_settings as (
     select cast(max(value) filter (where name = 'key_weeks') as integer) as key_weeks
     from {{ ref('thresholds') }}
@@ -49,18 +50,6 @@ risks as (
     select * from {{ ref('fct_weekly_risks') }}
     where risk_flag in ('dependency_change', 'hardware_specific', 'missing_tests')
     {{ in_run_weeks(keyword='and') }}
-),
-
--- an author's first week is their earliest merged PR in everything extracted for the repository
-first_weeks as (
-    select repo, author, min(week_start) as first_week
-    from {{ ref('stg_pull_requests') }}
-    {{ in_run_weeks(weeks=none) }}
-    group by repo, author
-),
-
-bots as (
-    select lower(login_pattern) as pattern from {{ ref('bot_authors') }}
 ),
 
 in_stories as (
@@ -153,35 +142,6 @@ story_lists as (
     group by all
 ),
 
-humans as (
-    select p.repo, p.week_start, p.number, p.author, p.title, p.url, p.merged_at
-    from week_prs p
-    where p.author is not null and p.author <> 'ghost'
-      and not exists (select 1 from bots b where lower(p.author) like b.pattern)
-),
-
-author_lists as (
-    select repo, week_start, list(distinct author order by author) as authors
-    from humans
-    group by all
-),
-
-newcomer_lists as (
-    select repo, week_start, list({'author': author, 'prs': prs} order by author) as newcomers
-    from (
-        select
-            h.repo,
-            h.week_start,
-            h.author,
-            list({'number': h.number, 'title': h.title, 'url': h.url} order by h.merged_at, h.number) as prs
-        from humans h
-        join first_weeks f using (repo, author)
-        where f.first_week = h.week_start
-        group by all
-    ) n
-    group by all
-),
-
 flag_lists as (
     select
         r.repo,
@@ -227,7 +187,7 @@ final as (
         s.weeks_since_last,
         coalesce(rl.releases, []) as releases,
         coalesce(a.authors, []) as authors,
-        coalesce(n.newcomers, []) as newcomers,
+        coalesce(a.newcomers, []) as newcomers,
         coalesce(f.flagged, []) as flagged,
         cast(len(list_filter(coalesce(f.flagged, []), lambda x: x.risk_flag = 'missing_tests')) as integer)
             as missing_tests_prs,
@@ -236,8 +196,7 @@ final as (
     from summary s
     left join {{ ref('dim_repositories') }} d using (repo)
     left join release_lists rl using (repo, week_start)
-    left join author_lists a using (repo, week_start)
-    left join newcomer_lists n using (repo, week_start)
+    left join {{ ref('int_weekly_repo_authors') }} a using (repo, week_start)
     left join flag_lists f using (repo, week_start)
     left join story_lists st using (repo, week_start)
 )

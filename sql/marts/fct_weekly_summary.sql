@@ -44,14 +44,6 @@ history as (
     {{ in_run_weeks() }}
 ),
 
--- an author's first week is their earliest merged PR in everything extracted for the repository
-first_weeks as (
-    select repo, author, min(week_start) as first_week
-    from {{ ref('stg_pull_requests') }}
-    {{ in_run_weeks(weeks=none) }}
-    group by repo, author
-),
-
 -- the last week before the window with a merged PR (an incremental run reads no further)
 earlier as (
     {% if is_incremental() %}
@@ -97,7 +89,7 @@ per_week as (
         list({'number': p.number, 'version': p.release_version, 'title': p.title}
             order by p.merged_at, p.number) filter (where p.is_release) as releases
     from prs p
-    left join first_weeks fw using (repo, author)
+    left join {{ ref('int_author_first_weeks') }} fw using (repo, author)
     group by p.repo, p.week_start
 ),
 

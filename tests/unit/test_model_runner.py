@@ -78,8 +78,8 @@ def test_an_unknown_ref_names_the_file_the_model_and_the_ref(tmp_path: Path) -> 
 
 
 def test_a_bad_materialization_is_refused(tmp_path: Path) -> None:
-    root = write_project(tmp_path / "sql", {"m/a.sql": "{{ config(materialized='ephemeral') }}"})
-    with pytest.raises(ProjectError, match="materialized='ephemeral'"):
+    root = write_project(tmp_path / "sql", {"m/a.sql": "{{ config(materialized='snapshot') }}"})
+    with pytest.raises(ProjectError, match="materialized='snapshot'"):
         load_project(root)
 
 
