@@ -256,10 +256,28 @@ names as (
     from title_words
 ),
 
+-- a language and a version (`Go 1.17`, `Rust 1.75`, `Python 3.13`): a toolchain, a name
+toolchains as (
+    select
+        t.repo, t.week_start, t.number, 'name' as term_kind,
+        lower(v.language) || ' ' || v.version as term, v.language || ' ' || v.version as spelling, 2 as shape
+    from titles t,
+        lateral (
+            select
+                regexp_extract(unnest(regexp_extract_all(t.title, '(?i)\b[a-z+#]+\s+v?\d+\.\d+')), '^\S+')
+                    as language,
+                regexp_extract(unnest(regexp_extract_all(t.title, '(?i)\b[a-z+#]+\s+v?\d+\.\d+')), '(\d+\.\d+)$', 1)
+                    as version
+        ) v
+    where lower(v.language) in (select lower(tag) from {{ ref('scope_tags') }} where kind = 'language')
+),
+
 terms as (
     select * from tags
     union all
     select * from names
+    union all
+    select * from toolchains
 ),
 
 -- words that are no name: type words, tags, area aliases, stop and release words, and (for
@@ -392,12 +410,24 @@ tag_candidates as (
     where d.term_kind = 'tag'
 ),
 
+-- a story's name also takes the PRs that name its platform otherwise, however written, and
+-- is one story with them (seeds/story_names.csv: `npu ci` names Ascend)
+name_aliases as (
+    select distinct lower(a.word) as word, lower(b.word) as term, lower(a.name) as name
+    from {{ ref('story_names') }} a
+    join {{ ref('story_names') }} b on lower(b.name) = lower(a.name)
+),
+
 name_candidates as (
-    select
+    select distinct
         t.repo, d.week_start as story_week, 'shared_name' as kind, 7 as priority,
-        'shared_name:' || d.term as story_key, d.spelling as evidence, t.number, 'member' as role
+        'shared_name:' || coalesce(n.name, d.term) as story_key, d.spelling as evidence, t.number,
+        'member' as role
     from distinctive d
-    join terms t using (repo, week_start, term_kind, term)
+    left join (select distinct term, name from name_aliases) n on n.term = d.term
+    join terms t
+        on t.repo = d.repo and t.week_start = d.week_start and t.term_kind = d.term_kind
+        and (t.term = d.term or (t.term, d.term) in (select (word, term) from name_aliases))
     where d.term_kind = 'name'
 ),
 

@@ -122,6 +122,15 @@ def stories_nodes() -> list[dict]:
             at("18", 11),
             [(".github/workflows/b.yml", 2, M)],
         ),
+        # the NPU is the Ascend platform, however written; a language and its version
+        p(
+            48,
+            "[ci] fix: trigger npu ci on the release branch",
+            at("18", 12),
+            [(".github/c.yml", 2, M)],
+        ),
+        p(49, "ci: Start testing on Go 1.17, drop 1.15", at("23", 9), [(".github/d.yml", 4, M)]),
+        p(50, "chore: Update quic-go for go 1.17 support", at("23", 10), [("go.mod", 2, M)]),
     ]
     return nodes
 
@@ -313,10 +322,12 @@ def test_a_story_goes_on_with_the_prs_of_the_week_before(built: Path) -> None:
     assert week["series:widget refactor"][3:5] == ([21, 22, 23, 26, 41, 44], [21, 22, 23, 26])
     assert week["series:#42"][1:4] == ("#42 and 1 linked PR", "#42 及 1 个相关 PR", [42, 43])
     assert week["shared_name:ascend"][1:4] == (
-        "Ascend: 3 PRs",
-        "Ascend 相关的 3 个 PR",
-        [45, 46, 47],
+        "Ascend: 4 PRs",
+        "Ascend 相关的 4 个 PR",
+        [45, 46, 47, 48],
     )
+    go = stories(built, "2026-03-23")["shared_name:go 1.17"]
+    assert go[1:4] == ("Go 1.17: 2 PRs", "Go 1.17 相关的 2 个 PR", [49, 50])
 
 
 def test_a_pr_is_in_one_story_of_its_week_and_stories_weigh_their_prs(built: Path) -> None:
