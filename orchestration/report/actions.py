@@ -17,6 +17,7 @@ from typing import Any
 from orchestration.report import caveats as caveat_words
 from orchestration.report import evidence
 from orchestration.report.body import caveats, figure_phrase, risk_problem
+from orchestration.report.translator import fields_of
 from orchestration.report.view import MAX_ACTIONS, ReportView, flag_rank
 
 MAX_GROUPED = 3  # PRs named in one action on a shared file
@@ -70,16 +71,18 @@ def refs(t: Any, prs: list[dict]) -> str:
 
 def _word(t: Any, c: Candidate) -> str:
     pr = c.prs[0]
-    if c.flag is not None:
-        values = evidence.values(t, c.flag, c.item.get("evidence") or {}, pr)
+    form, detail = _caveat_form(t, c, pr)
+    template = t.s["actions"][form]
+    if c.flag is not None:  # only the evidence's values the action's form names
+        used = fields_of(template)
+        values = evidence.values(t, c.flag, c.item.get("evidence") or {}, pr, used)
         values["detail"] = risk_problem(t, c.flag, c.item)
     else:
         figure = figure_phrase(t, pr)
         values = {"detail": t.safe(""), "figure": t("action_figure", figure=figure) if figure
                   else t.safe("")}  # fmt: skip
-    form, detail = _caveat_form(t, c, pr)
     values |= {"pr": refs(t, c.prs), "title": t.safe(""), "n": len(c.prs), **detail}
-    return t.fill(t.s["actions"][form], **values)
+    return t.fill(template, **values)
 
 
 def _caveat_form(t: Any, c: Candidate, pr: dict) -> tuple[str, dict]:

@@ -9,9 +9,10 @@ PR (a box, a sentence, a note) stays as its author wrote it.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from orchestration.report.text import clean_text, short_title
+from orchestration.report.text import CACHED_TEXT, clean_text, short_title
 from orchestration.report.translator import fields_of
 
 if TYPE_CHECKING:
@@ -28,9 +29,18 @@ _EMPHASIS = re.compile(r"(?<![\w*\\])(\*{1,2}|_{1,2})(?=\S)(.+?)(?<=[^\s\\])\1(?
 def plain(text: Any) -> str:
     """Text an author wrote in Markdown (a description's sentence, a table row) as the plain
     text a reader sees: code marks, backslash escapes and emphasis marks gone, one line."""
-    value = _CODE.sub(r"\1", clean_text(text))
+    value = clean_text(text)
+    return _plained(value) if len(value) <= CACHED_TEXT else _plain(value)
+
+
+def _plain(value: str) -> str:
+    value = _CODE.sub(r"\1", value)
     value = _EMPHASIS.sub(r"\2", value)  # before the escapes go: `\*` is no emphasis
     return _MD_ESCAPE.sub(r"\1", value)
+
+
+_plained = lru_cache(maxsize=8192)(_plain)
+forget_plained = _plained.cache_clear
 
 
 def rich(t: Translator, text: Any) -> str:
@@ -83,36 +93,50 @@ def _more(t: Translator, flag: str, e: dict) -> str:
     return t.n(f"{flag}_more", more) if more and f"{flag}_more" in t.s else t.safe("")
 
 
+def _follow_ups(t: Translator, flag: str, e: dict, pr: dict) -> str:
+    items = e.get("follow_ups") or []
+    return t.join(
+        [t.n("follow_up_item", i["days"], pr=t.safe(f"#{int(i['number'])}")) for i in items]
+    )
+
+
+def _quoted(key: str) -> Any:
+    return lambda t, flag, e, pr: quote(t, rich(t, e.get(key) or ""))
+
+
+def _counted(key: str) -> Any:
+    return lambda t, flag, e, pr: _count(t, flag, e, key)
+
+
+# each placeholder a reason's form may use, made from (translator, flag, evidence, PR)
+_MAKERS: dict[str, Any] = {
+    "type": lambda t, flag, e, pr: t.type_label(e.get("type") or pr["change_type"]),
+    "path": lambda t, flag, e, pr: t.code(e.get("path") or ""),
+    "prefix": lambda t, flag, e, pr: t.code(e.get("prefix") or ""),
+    "reverts": lambda t, flag, e, pr: _prs(
+        t, [e["reverts"]] if e.get("reverts") is not None else []
+    ),
+    "reverted_by": lambda t, flag, e, pr: _prs(t, e.get("reverted_by")),
+    "unresolved": lambda t, flag, e, pr: int(e.get("unresolved") or 0),
+    "follow_ups": _follow_ups,
+    "word_code": lambda t, flag, e, pr: t.code(e.get("word") or ""),  # as the rule matched it
+    "additions": lambda t, flag, e, pr: pr["additions"],
+    "deletions": lambda t, flag, e, pr: pr["deletions"],
+    "changed_files": lambda t, flag, e, pr: t.n("n_files", pr["changed_files"]),
+    "more": lambda t, flag, e, pr: _more(t, flag, e),
+    **{key: _quoted(key) for key in ("word", "box", "sentence", "note")},
+    **{key: _counted(key) for key in COUNT_FORMS},
+}
+
+
 def values(
     t: Translator, flag: str, evidence: dict, pr: dict, used: frozenset[str] | None = None
 ) -> dict[str, Any]:
     """The placeholders a reason's form may use (with `used`, only those), from the evidence
     and the PR: a report words thousands of reasons, most of them with a value or two."""
-    e = evidence
-    makers: dict[str, Any] = {
-        "type": lambda: t.type_label(e.get("type") or pr["change_type"]),
-        "path": lambda: t.code(e.get("path") or ""),
-        "prefix": lambda: t.code(e.get("prefix") or ""),
-        "reverts": lambda: _prs(t, [e["reverts"]] if e.get("reverts") is not None else []),
-        "reverted_by": lambda: _prs(t, e.get("reverted_by")),
-        "unresolved": lambda: int(e.get("unresolved") or 0),
-        "follow_ups": lambda: t.join(
-            [
-                t.n("follow_up_item", item["days"], pr=t.safe(f"#{int(item['number'])}"))
-                for item in e.get("follow_ups") or []
-            ]
-        ),
-        "word_code": lambda: t.code(e.get("word") or ""),  # a keyword as the rule matched it
-        "additions": lambda: pr["additions"],
-        "deletions": lambda: pr["deletions"],
-        "changed_files": lambda: t.n("n_files", pr["changed_files"]),
-        "more": lambda: _more(t, flag, e),
+    return {
+        k: make(t, flag, evidence, pr) for k, make in _MAKERS.items() if used is None or k in used
     }
-    for key in ("word", "box", "sentence", "note"):
-        makers[key] = lambda key=key: quote(t, rich(t, e.get(key) or ""))
-    for key in COUNT_FORMS:
-        makers[key] = lambda key=key: _count(t, flag, e, key)
-    return {k: make() for k, make in makers.items() if used is None or k in used}
 
 
 def reason(t: Translator, flag: str, item: dict) -> str:

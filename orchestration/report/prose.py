@@ -62,15 +62,23 @@ class ReportText(Translator):
             parts.append(self(key, label=label, points=self.num(abs(points), 1)))
         return self.join(parts)
 
+    def _weight_values(self, weights: dict[str, float]) -> dict[str, str]:
+        """Every weight worded, and the range of the type weights: once per report file."""
+        kept = getattr(self, "_weights_worded", None)
+        if kept is not None and kept[0] is weights:
+            return kept[1]
+        types = [v for k, v in weights.items() if k.startswith("type_")] or [0.0]
+        values = {k: self.num(v, 1) for k, v in weights.items()}
+        values |= {"type_min": self.num(min(types), 1), "type_max": self.num(max(types), 1)}
+        self._weights_worded = (weights, values)
+        return values
+
     def method_factor(self, name: str, weights: dict[str, float]) -> str:
         template = self.s["factor_methods"].get(name)
         if template is None:
             return self.safe("")
-        types = [v for k, v in weights.items() if k.startswith("type_")] or [0.0]
-        values = {k: self.num(v, 1) for k, v in weights.items()}
-        values |= {"type_min": self.num(min(types), 1), "type_max": self.num(max(types), 1)}
         try:
-            return self.fill(template, **values)
+            return self.fill(template, **self._weight_values(weights))
         except KeyError:  # a weight the seed no longer has
             return self.safe("")
 

@@ -15,12 +15,13 @@ from markupsafe import Markup
 from orchestration.config import LANGUAGES, TEMPLATES_DIR
 from orchestration.escaping.jinja import install
 from orchestration.report.charts import ChartText, area_chart_svg
+from orchestration.report.evidence import forget_plained
 from orchestration.report.nav import appendix_nav, week_nav
 from orchestration.report.notes import WeekNotes, notes_block, stamp_block
 from orchestration.report.prose import ReportText, body_text, theme
 from orchestration.report.queries import HISTORY_WEEKS, WeekFacts
 from orchestration.report.template_cache import environment
-from orchestration.report.text import clean_text, short_title
+from orchestration.report.text import clean_text, forget_cleaned, short_title
 from orchestration.report.translator import Translator, breakable, md_cell, md_inline
 from orchestration.report.view import MAX_AREA_PRS, MAX_TREND_ROWS, ReportView, build_view
 from orchestration.storage import Location, write_bytes
@@ -139,6 +140,9 @@ def render_week(facts: WeekFacts, notes: WeekNotes | None = None) -> dict[str, s
     """Every file of a week's report, by file name: Markdown and HTML per language, the chart;
     with `notes` (the site's), the completeness stamp, corrections, the links to the weeks
     beside it and a page of the appendix alone per language."""
+    # each text is cleaned once for the week's files (not kept from week to week)
+    forget_cleaned()
+    forget_plained()
     view = build_view(facts)
     files: dict[str, str] = {}
     week = facts.week_start

@@ -43,10 +43,22 @@ _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")
 _TITLE_PREFIX = re.compile(r"^\s*((\[[^\]]*\]\s*)+)?([A-Za-z]+(\([^)]*\))?!?:\s+)?", re.IGNORECASE)
 
 
+CACHED_TEXT = 500  # texts up to this long are cleaned once per week's render (`render_week`
+# cleans each title, area and sentence for every language and format it writes)
+
+
 def clean_text(value: object) -> str:
     """One line of text: control and bidi characters dropped, whitespace collapsed."""
-    text = strip_unsafe(str(value if value is not None else ""))
-    return " ".join(text.split())
+    text = value if type(value) is str else str(value if value is not None else "")
+    return _cleaned(text) if len(text) <= CACHED_TEXT else _clean(text)
+
+
+def _clean(text: str) -> str:
+    return " ".join(strip_unsafe(text).split())
+
+
+_cleaned = lru_cache(maxsize=8192)(_clean)
+forget_cleaned = _cleaned.cache_clear
 
 
 def short_title(title: str) -> str:

@@ -39,6 +39,7 @@ def md_cell(text: Any) -> str:
 
 
 LONG_WORD = 20  # a word this long (a path, an identifier) may break inside; shorter ones never
+_LONG_TOKEN = re.compile(rf"\S{{{LONG_WORD},}}")
 
 
 def _soft_breaks(piece: str) -> list[str]:
@@ -53,8 +54,11 @@ def breakable(text: Any) -> Markup:
     """HTML text where tokens of LONG_WORD characters or more may wrap (<wbr> after `/`, `-`,
     then inside long pieces), so a table column need not be as wide as a path; shorter words
     stay whole."""
+    text = clean_text(text)
+    if not _LONG_TOKEN.search(text):  # no token to break: each escaped alone is the whole
+        return escape(text)
     parts = []
-    for token in re.split(r"(\s+)", clean_text(text)):
+    for token in re.split(r"(\s+)", text):
         if len(token) < LONG_WORD:
             parts.append(escape(token))
             continue
@@ -68,6 +72,9 @@ def breakable(text: Any) -> Markup:
 def safe_url(url: Any) -> str | None:
     """A PR link only when it is an http(s) URL; quoted so it cannot break the markup."""
     return http_url(url)
+
+
+_new_str = str.__new__
 
 
 @lru_cache(maxsize=4096)
@@ -90,7 +97,11 @@ class Translator:
 
     # --- escaping -------------------------------------------------------------------------
     def safe(self, text: str) -> str:
-        return Markup(text) if self.fmt == "html" else MdText(text)
+        if self.fmt != "html":
+            return MdText(text)
+        # a str made Markup without `Markup.__new__`'s look for `__html__` (a str has none):
+        # a report makes about 10,000
+        return _new_str(Markup, text) if type(text) is str else Markup(text)
 
     def is_safe(self, value: Any) -> bool:
         return isinstance(value, Markup if self.fmt == "html" else MdText)
