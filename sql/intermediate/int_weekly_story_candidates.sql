@@ -10,7 +10,8 @@
 --                  (`#N`), or whose title is the reverted PR's once a reland word
 --                  (seeds/story_words.csv) is left out;
 --   series         (tag) a title tag (`[DistillationTrainer refactor]`, a `scope` of
---                  `type(scope):`) that is distinctive (below) this week, with the PRs carrying
+--                  `type(scope):`, up to three words before a colon: `Build backend: ...`)
+--                  that is distinctive (below) this week, with the PRs carrying
 --                  it this week and in the story_window_weeks before; (marker) an `[i/N]`,
 --                  `(i/N)` or `part i` marker: the PRs whose title names the same series before
 --                  its marker (`Refactor CLI [2/N]`), or else by the same author with the same
@@ -27,7 +28,9 @@
 --                  the word, a digit beside a letter, `_` or `.` inside: Qwen3.5, NCCL,
 --                  AsyncGRPOTrainer, vllm_ascend), or only capitalised after the title's first
 --                  word (Ascend) in story_plain_name_min_prs PRs or more, that is no type,
---                  verb, release, tag, area or stop word (seeds) nor the repository's name.
+--                  verb, release, tag, area or stop word (seeds) nor the repository's name; a
+--                  language and its version (Go 1.17); with the PRs writing another name of
+--                  its platform (seeds/story_names.csv: NPU is Ascend).
 -- Distinctive: k of the week's n PRs carry it (k >= 2), h of the H PRs of the
 -- story_history_weeks weeks before, with h / H <= story_max_share and
 -- k / n >= story_min_lift x (h + 1) / (H + 1).
@@ -202,7 +205,12 @@ titles as (
             '^[A-Za-z]+(\([^)]*\))?!?\s*:\s*', ''
         ) as rest,
         regexp_extract(regexp_replace(title, '^[^A-Za-z0-9\[(]*(\[[^\]]*\]\s*)*', ''), '^[A-Za-z]+\(([^)]+)\)!?\s*:', 1)
-            as scope
+            as scope,
+        -- a module or topic of up to three words before a colon (`New defaults: ...`), not
+        -- a gitmoji code (`:arrow_up: ...`)
+        case when not regexp_matches(title, '^\s*:[a-z0-9_+-]+:') then
+            regexp_extract(rest, '^([A-Za-z][\w.-]*( [\w.-]+){0,2}) ?: ', 1)
+        end as prefix
     from prs
 ),
 
@@ -222,7 +230,8 @@ tags as (
         case when contains(t.title, '[') then flatten(list_transform(
             regexp_extract_all(t.title, '\[([^\]]+)\]', 1), lambda g: string_split(g, ',')
         )) else [] end,
-        string_split(t.scope, ',')
+        string_split(t.scope, ','),
+        case when coalesce(t.prefix, '') <> '' then [t.prefix] else [] end
     )) as u(tag)  -- noqa: AL01, AL05, LT01
 ),
 

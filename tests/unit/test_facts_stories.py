@@ -131,6 +131,9 @@ def stories_nodes() -> list[dict]:
         ),
         p(49, "ci: Start testing on Go 1.17, drop 1.15", at("23", 9), [(".github/d.yml", 4, M)]),
         p(50, "chore: Update quic-go for go 1.17 support", at("23", 10), [("go.mod", 2, M)]),
+        # a topic of a few words before a colon is a series tag
+        p(51, "New defaults: log every 10 steps", at("24", 9)),
+        p(52, "New defaults: a warm-up ratio of 0.1", at("24", 10)),
     ]
     return nodes
 
@@ -326,8 +329,13 @@ def test_a_story_goes_on_with_the_prs_of_the_week_before(built: Path) -> None:
         "Ascend 相关的 4 个 PR",
         [45, 46, 47, 48],
     )
-    go = stories(built, "2026-03-23")["shared_name:go 1.17"]
-    assert go[1:4] == ("Go 1.17: 2 PRs", "Go 1.17 相关的 2 个 PR", [49, 50])
+    week4 = stories(built, "2026-03-23")
+    assert week4["shared_name:go 1.17"][1:4] == (
+        "Go 1.17: 2 PRs",
+        "Go 1.17 相关的 2 个 PR",
+        [49, 50],
+    )
+    assert week4["series:new defaults"][3] == [51, 52]
 
 
 def test_a_pr_is_in_one_story_of_its_week_and_stories_weigh_their_prs(built: Path) -> None:
