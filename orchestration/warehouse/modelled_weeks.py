@@ -146,13 +146,33 @@ def record_every_week(
     conn: duckdb.DuckDBPyConnection, project: Project, lake_dir: Location
 ) -> None:
     """Every incremental model has been built over the whole lake as it is now (a warehouse
-    built in one pass, outside Dagster)."""
+    built in one pass, outside Dagster): the lake listed once, and every model's rows written
+    in one statement (at a million PRs, 100,000 week files for 20 models: listing the lake
+    per repository and recording each model apart took 6.5 s)."""
     relation = project.models[EXTRACTED].relation
     repos = [r for (r,) in conn.execute(f"select distinct repo from {relation}").fetchall()]
-    stamps = {repo: week_stamps(lake_dir, repo) for repo in repos}
-    everything = [RunScope(repo, date.min, date.max) for repo in repos]
-    for model in incremental_models(project):
-        record(conn, model, everything, stamps)
+    listed = list_week_files(lake_dir).weeks
+    rows = [
+        (repo, week, _stamp(week_file))
+        for repo in repos
+        for week, week_file in listed.get(repo_slug(repo), {}).items()
+    ]
+    models = incremental_models(project)
+    with transaction(conn):
+        _create(conn)
+        conn.execute(
+            f"delete from {LEDGER} where repo in (select unnest($repos)) "
+            "and list_contains($models, model)",
+            {"repos": repos, "models": models},
+        )
+        if rows:
+            repo_list, weeks, stamps = (list(column) for column in zip(*rows, strict=True))
+            conn.execute(
+                f"insert into {LEDGER} select m.model, w.repo, w.week_start, w.stamp "
+                "from (select unnest($models) as model) m, (select unnest($repos) as repo, "
+                "unnest($weeks::date[]) as week_start, unnest($stamps) as stamp) w",
+                {"models": models, "repos": repo_list, "weeks": weeks, "stamps": stamps},
+            )
 
 
 def modelled_by_all(

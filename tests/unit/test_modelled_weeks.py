@@ -55,3 +55,37 @@ def test_scopes_of_the_same_weeks_replace_those_weeks_of_each_repository() -> No
     record(conn, "m", everything, stamps)
     record(conn, "m", [RunScope("a/x", W2, W2), RunScope("b/y", W2, W2)], {"a/x": {}, "b/y": {}})
     assert _rows(conn) == [("m", "a/x", W1, "1"), ("m", "b/y", W1, "3"), ("m", "c/z", W1, "5")]
+
+
+def test_every_week_of_a_lake_is_recorded_for_every_incremental_model(tmp_path) -> None:
+    """`record_every_week` (a warehouse built in one pass, outside Dagster) writes what
+    recording each model over every week file would, and replaces the earlier records."""
+    from types import SimpleNamespace
+
+    from orchestration.lake.layout import write_partition
+    from orchestration.warehouse.modelled_weeks import record_every_week, week_stamps
+
+    lake = tmp_path / "lake"
+    for repo, weeks in {"a/x": [W1, W2], "b/y": [W3]}.items():
+        for week in weeks:
+            write_partition(lake, repo, week, [])
+    models = {
+        "stg_weekly_partitions": SimpleNamespace(
+            name="stg_weekly_partitions", materialized="incremental", relation="s.weeks"
+        ),
+        "fct": SimpleNamespace(name="fct", materialized="incremental", relation="m.fct"),
+        "dim": SimpleNamespace(name="dim", materialized="table", relation="m.dim"),
+    }
+    conn = duckdb.connect()
+    conn.execute("create schema s; create table s.weeks as select 'a/x' as repo union all "
+                 "select 'b/y'")  # fmt: skip
+    record(conn, "fct", [RunScope("a/x", W3, W3)], {"a/x": {W3: "gone"}})
+    record_every_week(conn, SimpleNamespace(models=models), lake)
+    stamps = {repo: week_stamps(lake, repo) for repo in ("a/x", "b/y")}
+    assert len(stamps["a/x"]) == 2 and len(stamps["b/y"]) == 1
+    assert _rows(conn) == sorted(
+        (model, repo, week, stamp)
+        for model in ("fct", "stg_weekly_partitions")
+        for repo, weeks in stamps.items()
+        for week, stamp in weeks.items()
+    )
