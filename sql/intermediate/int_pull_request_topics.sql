@@ -87,7 +87,6 @@ prose as (
     select
         repo,
         number,
-        lower(title) as title_text,
         lower(left(array_to_string(list_filter(
             string_split_regex(
                 case
@@ -112,18 +111,29 @@ text_vocabulary as (
     where source = 'text'
 ),
 
--- words, and pairs (and in the title triples) of words, so that phrases match too; of the
--- description's (hundreds a PR), only those a rule names, its pairs made only after a pair's
--- first word
-ngrams as (
+-- the title's words, pairs and triples of words, so that phrases match too, and the version
+-- it names: once per distinct title, however many PRs share it
+titles as (
     select
-        repo,
-        number,
+        title,
         list_concat(
             w,
             list_transform(range(1, len(w)), lambda i: w[i] || ' ' || w[i + 1]),
             list_transform(range(1, len(w) - 1), lambda i: w[i] || ' ' || w[i + 1] || ' ' || w[i + 2])
         ) as title_grams,
+        nullif(regexp_extract(title, '(?:^|[\s=<>(])(v?\d+(?:\.\d+)+(?:[.-]?rc\d*)?)', 1), '') as version
+    from (
+        select title, list_filter(regexp_split_to_array(lower(title), '[^a-z0-9_+]+'), lambda x: x <> '') as w
+        from (select distinct title from prs)
+    )
+),
+
+-- the description's words and pairs of words (hundreds a PR): only those a rule names, its
+-- pairs made only after a pair's first word
+ngrams as (
+    select
+        repo,
+        number,
         list_filter(
             list_concat(b, list_transform(
                 list_filter(range(1, len(b)), lambda i: list_contains(v.pair_firsts, b[i])),
@@ -134,7 +144,6 @@ ngrams as (
         select
             repo,
             number,
-            list_filter(regexp_split_to_array(title_text, '[^a-z0-9_+]+'), lambda x: x <> '') as w,
             list_filter(regexp_split_to_array(
                 -- headings left out (the regex only where there is a `#`)
                 case when contains(body_text, '#') then regexp_replace(body_text, '(?m)^\s*#.*$', '', 'g')
@@ -152,7 +161,7 @@ facts as (
         c.number,
         c.change_type,
         c.change_type_signal,
-        nullif(regexp_extract(c.title, '(?:^|[\s=<>(])(v?\d+(?:\.\d+)+(?:[.-]?rc\d*)?)', 1), '') as version,
+        c.title,
         coalesce(f.docs_only, false) as docs_only,
         coalesce(f.ci_only, false) as ci_only,
         coalesce(f.dependency_only, false) as dependency_only
@@ -161,15 +170,13 @@ facts as (
 ),
 
 -- every word, phrase and fact of a PR that a rule may name, one row each (`step` is the
--- rule's rank: the type, then the title, the description, areas, paths and files), so that
+-- rule's rank: the type, then the title (title_hits), the description, areas, paths and files), so that
 -- all the rules that match a whole word are one lookup: a join on (source, keyword)
 tokens as (
     select repo, number, 'type' as source, change_type as token, 1 as step
     from facts where not docs_only
     union all
     select repo, number, 'signal', change_type_signal, 2 from facts
-    union all
-    select repo, number, 'title', unnest(title_grams), 2 from ngrams
     union all
     select repo, number, 'text', unnest(text_grams), 3 from ngrams
     union all
@@ -200,11 +207,24 @@ prefix_length as (
     select coalesce(min(length(prefix)), 0) as letters from prefixes
 ),
 
+-- the topics each distinct title names, by a keyword or a prefix
+title_hits as (
+    select t.title, r.topic, r.position, 'the title says "' || t.token || '"' as evidence
+    from (select title, unnest(title_grams) as token from titles) t
+    join rules r on r.source = 'title' and r.keyword = t.token
+    union all
+    select t.title, p.topic, p.position, 'the title says "' || t.token || '"'
+    from (select title, unnest(title_grams) as token from titles) t
+    join prefixes p
+        on left(t.token, (select letters from prefix_length)) = left(p.prefix, (select letters from prefix_length))
+        and starts_with(t.token, p.prefix)
+        and length(t.token) - length(replace(t.token, ' ', '')) = p.spaces
+),
+
 hits as (
     select t.repo, t.number, r.topic, r.position, t.step, case t.source
         when 'type' then 'the change type is ' || t.token
         when 'signal' then 'the change type came from ' || t.token
-        when 'title' then 'the title says "' || t.token || '"'
         when 'text' then 'the description says "' || t.token || '"'
         when 'area' then 'area ' || t.token
         when 'path' then 'changes a path with "' || t.token || '"'
@@ -213,16 +233,14 @@ hits as (
     from tokens t
     join rules r on r.source = t.source and r.keyword = t.token
     union all
-    select t.repo, t.number, p.topic, p.position, 2, 'the title says "' || t.token || '"'
-    from (select repo, number, unnest(title_grams) as token from ngrams) t
-    join prefixes p
-        on left(t.token, (select letters from prefix_length)) = left(p.prefix, (select letters from prefix_length))
-        and starts_with(t.token, p.prefix)
-        and length(t.token) - length(replace(t.token, ' ', '')) = p.spaces
+    select p.repo, p.number, h.topic, h.position, 2, h.evidence
+    from prs p join title_hits h using (title)
     union all
-    select f.repo, f.number, r.topic, r.position, 2, 'the title names version ' || f.version
-    from facts f join rules r on r.source = 'version'
-    where f.version is not null and f.change_type_signal <> 'title_release'
+    select f.repo, f.number, r.topic, r.position, 2, 'the title names version ' || t.version
+    from facts f
+    join titles t using (title)
+    join rules r on r.source = 'version'
+    where t.version is not null and f.change_type_signal <> 'title_release'
 ),
 
 defaults as (
