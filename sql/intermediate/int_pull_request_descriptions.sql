@@ -17,45 +17,10 @@
 -- description is normalised once (lower case, one space for anything but letters and digits);
 -- each signal runs only where its words occur, and each regex only where a plain search
 -- finds its literal.
-with prs as (
+with pull_requests as (
     select repo, week_start, number, title, left(body, 20000) as body
     from {{ ref('stg_pull_requests') }}
     {{ in_run_weeks() }}
-),
-
--- the seeds read_description looks for, as `signal<TAB>phrase` lines (description signals and
--- the verbs that say what a change does, seeds/title_verbs.csv), loaded once: its key
-vocabulary_text as (
-    select description_vocabulary(string_agg(signal || chr(9) || phrase, chr(10) order by signal, phrase)) as words
-    from (
-        select signal, phrase from {{ ref('description_signals') }}
-        union all
-        select 'change_verb' as signal, verb as phrase from {{ ref('title_verbs') }}
-        where not anywhere and change_type not in ('docs', 'test')
-        union all
-        -- each caveat's subject and effect (orchestration/descriptions/caveat_details.py)
-        select concat_ws('/', 'caveat_detail', kind, field, coalesce(value, ''), coalesce(better, '')) as signal, phrase
-        from {{ ref('caveat_details') }}
-    )
-),
-
--- the change sentence, impact claims and caveats: one call a description
-described as materialized (
-    select
-        p.repo,
-        p.number,
-        read_description(
-            p.repo,
-            p.title,
-            -- the title's words without its `[tags]` and `type(scope):`, to tell a sentence
-            -- that only says the title again
-            trim(regexp_replace(lower(regexp_replace(regexp_replace(p.title,
-                '^\s*(\[[^\]]*\]\s*)+', ''), '^[A-Za-z]+(\([^)]*\))?!?:\s*', '')), '[^a-z0-9]+', ' ', 'g')),
-            p.body,
-            v.words
-        ) as d
-    from prs p
-    cross join vocabulary_text v
 ),
 
 -- phrases as ` word word `: lower case, anything but letters and digits one space, so that
@@ -87,6 +52,85 @@ vocabulary as (
         (select list(distinct string_split(trim(phrase), ' ')[-1]) from severity) as severity_tokens,
         (select list(distinct string_split(trim(phrase), ' ')[-1]) from phrases where signal = 'breaking')
             as breaking_tokens
+),
+
+-- what the title says, once per distinct title however many PRs share it: its words without
+-- its `[tags]` and `type(scope):` (to tell a sentence that only says the title again), and
+-- the hardware and the consequence it names
+title_texts as (
+    select
+        title,
+        trim(regexp_replace(lower(regexp_replace(regexp_replace(title,
+            '^\s*(\[[^\]]*\]\s*)+', ''), '^[A-Za-z]+(\([^)]*\))?!?:\s*', '')), '[^a-z0-9]+', ' ', 'g')) as title_words,
+        ' ' || trim(regexp_replace(lower(title), '[^a-z0-9]+', ' ', 'g')) || ' ' as title_norm
+    from (select distinct title from pull_requests)
+),
+
+title_signals as (
+    select
+        t.*,
+        len(list_filter(v.hardware_tokens, lambda w: list_contains(t.words, w))) > 0 as has_hardware,
+        case when len(list_filter(v.severity_tokens, lambda w: list_contains(t.words, w))) > 0
+            then list_reduce(v.severity_ignored, lambda acc, p: replace(acc, p, ' '), t.title_norm)
+        end as severity_norm
+    from (select *, string_split(trim(title_norm), ' ') as words from title_texts) t
+    cross join vocabulary v
+),
+
+titles as (
+    select
+        t.title,
+        t.title_words,
+        case when t.has_hardware then
+            trim(list_sort(list_transform(
+                list_filter(v.hardware_words, lambda w: contains(t.title_norm, w)),
+                lambda w: {'at': instr(t.title_norm, w), 'word': w}))[1].word)
+        end as title_hardware_word,
+        case when t.severity_norm is not null then
+            trim(list_sort(list_transform(
+                list_filter(v.severity_phrases, lambda w: contains(t.severity_norm, w)),
+                lambda w: {'at': instr(t.severity_norm, w) * 100 - length(w), 'word': w}))[1].word)
+        end as title_severity_phrase
+    from title_signals t
+    cross join vocabulary v
+),
+
+prs as (
+    select p.*, t.title_words, t.title_hardware_word, t.title_severity_phrase
+    from pull_requests p
+    join titles t using (title)
+),
+
+-- the seeds read_description looks for, as `signal<TAB>phrase` lines (description signals and
+-- the verbs that say what a change does, seeds/title_verbs.csv), loaded once: its key
+vocabulary_text as (
+    select description_vocabulary(string_agg(signal || chr(9) || phrase, chr(10) order by signal, phrase)) as words
+    from (
+        select signal, phrase from {{ ref('description_signals') }}
+        union all
+        select 'change_verb' as signal, verb as phrase from {{ ref('title_verbs') }}
+        where not anywhere and change_type not in ('docs', 'test')
+        union all
+        -- each caveat's subject and effect (orchestration/descriptions/caveat_details.py)
+        select concat_ws('/', 'caveat_detail', kind, field, coalesce(value, ''), coalesce(better, '')) as signal, phrase
+        from {{ ref('caveat_details') }}
+    )
+),
+
+-- the change sentence, impact claims and caveats: one call a description
+described as materialized (
+    select
+        p.repo,
+        p.number,
+        read_description(
+            p.repo,
+            p.title,
+            p.title_words,
+            p.body,
+            v.words
+        ) as d
+    from prs p
+    cross join vocabulary_text v
 ),
 
 -- the author's text: comments and fenced code dropped, and a blank line after each heading so
@@ -121,18 +165,16 @@ stripped as (
 joined as (
     select
         *,
-        -- the description's and the title's words, to decide which signals to look for
-        string_split(array_to_string(raw_norms, ' '), ' ') as body_words,
-        string_split(trim(title_norm), ' ') as title_words
+        -- the description's words, to decide which signals to look for
+        string_split(array_to_string(raw_norms, ' '), ' ') as body_words
     from (
     select
-        repo, week_start, number, body,
-        ' ' || trim(regexp_replace(lower(title), '[^a-z0-9]+', ' ', 'g')) || ' ' as title_norm,
+        repo, week_start, number, body, title_hardware_word, title_severity_phrase,
         string_split(joined_text, chr(10)) as raw_lines,
         string_split(regexp_replace(lower(joined_text), '[^a-z0-9\n]+', ' ', 'g'), chr(10)) as raw_norms
     from (
         select
-            repo, week_start, number, title, body,
+            repo, week_start, number, body, title_hardware_word, title_severity_phrase,
             case when body = '' then '' else
                 regexp_replace(text, '\n[ \t]*([^\s|#>*+\-\d]|\*\*|\d+\.\d|\d+[^\d.)\s])', ' \1', 'g')
             end as joined_text
@@ -145,8 +187,7 @@ joined as (
 -- Which signals a description can hold, from its words: each later step runs only for those.
 segmented as (
     select
-        j.repo, j.week_start, j.number, j.body, j.title_norm,
-        list_filter(j.raw_lines, lambda x: trim(x) <> '' and not starts_with(ltrim(x), '>')) as segments,
+        j.repo, j.week_start, j.number, j.body, j.title_hardware_word, j.title_severity_phrase,
         list_filter(
             list_transform(j.raw_lines, lambda x, i: {'text': x, 'norm': ' ' || trim(j.raw_norms[i]) || ' '}),  -- noqa: LT01
             lambda l: trim(l.text) <> '' and not starts_with(ltrim(l.text), '>')
@@ -156,9 +197,7 @@ segmented as (
             lambda w: list_contains(j.body_words, w))) > 0 as has_test,
         len(list_filter(v.hardware_tokens, lambda w: list_contains(j.body_words, w))) > 0 as has_hardware,
         len(list_filter(v.severity_tokens, lambda w: list_contains(j.body_words, w))) > 0 as has_severity,
-        len(list_filter(v.breaking_tokens, lambda w: list_contains(j.body_words, w))) > 0 as has_breaking,
-        len(list_filter(v.hardware_tokens, lambda w: list_contains(j.title_words, w))) > 0 as title_has_hardware,
-        len(list_filter(v.severity_tokens, lambda w: list_contains(j.title_words, w))) > 0 as title_has_severity
+        len(list_filter(v.breaking_tokens, lambda w: list_contains(j.body_words, w))) > 0 as has_breaking
     from joined j
     cross join vocabulary v
 ),
@@ -209,7 +248,7 @@ bounded as (
 
 found as (
     select
-        b.repo, b.week_start, b.number, b.title_norm,
+        b.repo, b.week_start, b.number, b.title_hardware_word, b.title_severity_phrase,
         -- checklist boxes about tests
         case when b.has_boxes and b.has_test then
             list_filter(b.lines, lambda x: case when x.box <> '' then
@@ -246,14 +285,6 @@ found as (
                     end
                 })
         else [] end as prose,
-        case when b.title_has_severity
-            then list_reduce(v.severity_ignored, lambda acc, p: replace(acc, p, ' '), b.title_norm)
-        end as title_severity_norm,
-        case when b.title_has_hardware then
-            trim(list_sort(list_transform(
-                list_filter(v.hardware_words, lambda w: contains(b.title_norm, w)),
-                lambda w: {'at': instr(b.title_norm, w), 'word': w}))[1].word)
-        end as title_hardware_word,
         -- issues it closes: `Fixes #12`, `Closes owner/name#12`, a closing keyword and an issue URL
         case when contains(b.body, '#') or contains(b.body, '/issues/') then
             list_transform(
@@ -269,7 +300,7 @@ found as (
 -- each signal's line, and its word: the earliest in the line, the longer phrase first
 picked as (
     select
-        f.repo, f.week_start, f.number, f.title_hardware_word,
+        f.repo, f.week_start, f.number, f.title_hardware_word, f.title_severity_phrase,
         -- each issue once, in the order the description names them
         list_filter(f.linked_refs, lambda r, i: not list_contains(f.linked_refs[1:i - 1], r)) as linked_issues,
         case
@@ -290,11 +321,6 @@ picked as (
             and len(list_filter(v.breaking_negations, lambda w: contains(p.norm, w))) = 0
             else false end
         )[1] as breaking_line,
-        case when f.title_severity_norm is not null then
-            trim(list_sort(list_transform(
-                list_filter(v.severity_phrases, lambda w: contains(f.title_severity_norm, w)),
-                lambda w: {'at': instr(f.title_severity_norm, w) * 100 - length(w), 'word': w}))[1].word)
-        end as title_severity_phrase,
         list_filter(f.prose, lambda p: case when p.severity_norm <> '' then
             len(list_filter(v.severity_phrases, lambda w: contains(p.severity_norm, w))) > 0 else false end
         )[1] as severity_line
