@@ -146,6 +146,8 @@ def run(
             {k: b[k] for k in ("seconds", "cpu_seconds", "peak_mib", "load_before")} for b in builds
         ],
         "build_models": median_build["models"],
+        # the peak resident memory while each model built, of the build that peaked highest
+        "build_models_peak_mib": max(builds, key=lambda b: b["peak_mib"]).get("models_peak_mib"),
         "add_week_runs": runs,
         "add_week_seconds": median_add["seconds"],
         "add_week_models_seconds": median_add["models_seconds"],

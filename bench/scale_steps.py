@@ -7,9 +7,11 @@ in their own processes."""
 from __future__ import annotations
 
 import json
+import os
 import resource
 import statistics
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -63,6 +65,33 @@ def _workers_peak_mib() -> float:
     return round(max(peaks), 1)
 
 
+class _ModelPeaks:
+    """The highest resident memory of this process while each model builds (sampled every
+    20 ms; a model is the one whose relation the build last said it writes)."""
+
+    def __init__(self) -> None:
+        self.current = "(seeds)"
+        self.peaks: dict[str, float] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def before_write(self, relation: str, *_: object) -> None:
+        self.current = relation.rpartition(".")[2]
+
+    def _run(self) -> None:
+        page = os.sysconf("SC_PAGE_SIZE") / 2**20
+        while not self._stop.wait(0.02):
+            with open("/proc/self/statm") as statm:
+                rss = int(statm.read().split()[1]) * page
+            self.peaks[self.current] = round(max(self.peaks.get(self.current, 0.0), rss))
+
+    def stop(self) -> dict[str, float]:
+        self._stop.set()
+        self._thread.join()
+        return self.peaks
+
+
 def step_build(home: Path, warehouse: Path, week_files: bool = False) -> dict:
     """Every model, from an empty warehouse (with `week_files`, reading no compacted copy)."""
     if week_files:
@@ -79,10 +108,14 @@ def step_build(home: Path, warehouse: Path, week_files: bool = False) -> dict:
     project = load_project(SQL_DIR)
     for path in (warehouse, warehouse.with_name(warehouse.name + ".wal")):
         path.unlink(missing_ok=True)
+    peaks = _ModelPeaks()
     began, cpu, workers = time.perf_counter(), _cpu(), _children_cpu()
     with connect(warehouse) as conn:
         sources = lake_sources(home / "lake", home)
-        built = build(conn, project, None, sources=sources, parts=full_build_parts(project))
+        parts = full_build_parts(project)
+        built = build(
+            conn, project, None, sources=sources, parts=parts, before_write=peaks.before_write
+        )
         models = built.seconds
         (prs,) = conn.execute("select count(*) from marts.fct_pull_requests").fetchone()
     seconds = time.perf_counter() - began
@@ -98,6 +131,7 @@ def step_build(home: Path, warehouse: Path, week_files: bool = False) -> dict:
         "workers_peak_mib": workers_peak,
         "prs": prs,
         "models": models,
+        "models_peak_mib": peaks.stop(),
     }
 
 
