@@ -145,7 +145,7 @@ def test_verl_week_30_measured_as_the_issue_measures_it(verl_history_home: Path)
     zh = body_of((folder / "2026-07-20.zh.md").read_text(encoding="utf-8"))
     assert "**\\~15.3%**" in zh  # #6556's figure
     stories = re.findall(r"^### \d\. (.*)$", zh, re.M)  # the stories, told as stories
-    assert "`Qwen3.5` 相关的 2 个 PR" in stories and "`Ascend` 相关的 4 个 PR" in stories
+    assert "`Qwen3.5` 相关的 2 个 PR" in stories and "`Ascend` 相关的 5 个 PR" in stories
     seventy = re.split(r"### \d\. \[#7095\]", zh)[1].split("###")[0]  # figure at M=8, trade-off
     assert "**1.679x**（`FSDP=1, Accumulation=8`）" in seventy
     assert "注意：可能增加峰值内存；默认关闭。" in seventy
