@@ -13,10 +13,6 @@ hotspots as (
     {{ in_run_weeks() }}
 ),
 
-settings as (
-    select * from {{ ref('int_pull_request_flag_settings') }}
-),
-
 -- core paths touched: this week's hotspots and the configured prefixes
 core_touches as (
     select
@@ -28,7 +24,7 @@ core_touches as (
              'prs': h.pr_count, 'weeks': s.hotspot_weeks, 'prefix': f.configured_core_prefix}
         )) as core_files
     from files f
-    cross join settings s
+    cross join {{ ref('int_pull_request_flag_settings') }} s
     left join hotspots h using (repo, week_start, path)
     where (h.path is not null or f.configured_core_prefix is not null) and not f.is_generated
         and f.lines >= s.core_path_min_lines

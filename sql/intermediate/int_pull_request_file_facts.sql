@@ -7,10 +7,6 @@ with files as (
     {{ in_run_weeks() }}
 ),
 
-settings as (
-    select * from {{ ref('int_pull_request_flag_settings') }}
-),
-
 -- What the changed files say: code that tests would cover (not generated, not examples), docs
 -- and examples only; the lines of the files that say something about the change's size (not
 -- documentation, generated, data or vendored files) and how many of them were added; the
@@ -51,7 +47,7 @@ file_facts as (
         list_sort(list(path) filter (where is_dependency)) as manifest_files,
         list(path) filter (where dependency_kind = 'lock') as lock_files
     from files
-    cross join settings s
+    cross join {{ ref('int_pull_request_flag_settings') }} s
     group by repo, number
 )
 

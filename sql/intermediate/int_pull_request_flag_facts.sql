@@ -26,20 +26,12 @@ descriptions as (
     {{ in_run_weeks() }}
 ),
 
-settings as (
-    select * from {{ ref('int_pull_request_flag_settings') }}
-),
-
-flag_words as (
-    select * from {{ ref('int_pull_request_flag_words') }}
-),
-
 -- hotspots count the hotspot_weeks weeks ending with the PR's: with fewer extracted (and the
 -- history not complete) a file that is no hotspot here may be one, so core_path is unknown
 hotspots_known as (
     select h.repo, h.week_start, h.history_complete or h.history_weeks >= s.hotspot_weeks - 1 as known
     from {{ ref('int_weekly_history') }} h
-    cross join settings s
+    cross join {{ ref('int_pull_request_flag_settings') }} s
     {{ in_run_weeks(of='h') }}
 ),
 
@@ -125,8 +117,8 @@ flags as (
     join prs p using (repo, number)
     join links l using (repo, number)
     join descriptions d using (repo, number)
-    cross join settings s
-    cross join flag_words w
+    cross join {{ ref('int_pull_request_flag_settings') }} s
+    cross join {{ ref('int_pull_request_flag_words') }} w
     left join {{ ref('int_pull_request_core_touches') }} ct using (repo, number)
     left join {{ ref('int_pull_request_file_facts') }} ff using (repo, number)
     left join {{ ref('int_pull_request_file_moves') }} mv using (repo, number)

@@ -8,11 +8,7 @@
 -- table scan of their own, not the descriptions' rows again: a CTE read twice is copied whole).
 -- A step of int_pull_request_flags, inlined where it is read.
 
-with flag_words as (
-    select * from {{ ref('int_pull_request_flag_words') }}
-),
-
-hardware_targets as (
+with hardware_targets as (
     select
         t.repo,
         t.number,
@@ -62,11 +58,11 @@ hardware_targets as (
                     {{ in_run_weeks(of='d', keyword='and') }}
                 ) z
             ) y
-            cross join flag_words wo
+            cross join {{ ref('int_pull_request_flag_words') }} wo
         ) v
-        cross join flag_words wv
+        cross join {{ ref('int_pull_request_flag_words') }} wv
     ) t
-    cross join flag_words w
+    cross join {{ ref('int_pull_request_flag_words') }} w
 )
 
 select * from hardware_targets

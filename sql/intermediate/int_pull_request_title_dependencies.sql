@@ -7,11 +7,7 @@
 -- own version, never a dependency. Read only for PRs that changed a dependency file or whose
 -- files are unknown. A step of int_pull_request_flags, inlined where it is read.
 
-with flag_words as (
-    select * from {{ ref('int_pull_request_flag_words') }}
-),
-
-title_dependencies as (
+with title_dependencies as (
     select
         t.repo,
         t.number,
@@ -59,14 +55,14 @@ title_dependencies as (
             ))
             {{ in_run_weeks(of='p', keyword='and') }}
         ) p
-        cross join flag_words w
+        cross join {{ ref('int_pull_request_flag_words') }} w
         cross join lateral (
             select list_filter(
                 regexp_split_to_array(replace(lower(p.title), '`', ''), '[\s,;:()\[\]"!?*]+'),
                 lambda x: x <> '') as tokens
         ) k
     ) t0
-    cross join flag_words v
+    cross join {{ ref('int_pull_request_flag_words') }} v
     cross join lateral (
         select t0.*, t0.verb_at + list_position(list_transform(t0.tokens[t0.verb_at + 1:],
             lambda x: not list_contains(v.name_prefixes, x)), true) as name_at
