@@ -87,21 +87,28 @@ def weeks_to_refresh(
         "where repo = ? and week_start > ? and week_start <= ? order by 1",
         [scope.repo, scope.end_week, rebuilt.end_week],
     ).fetchall()
+    # the run's PRs as one list, which each earlier PR's reverts and follow-ups are tested
+    # against (a join on list_contains cost a third more)
     earlier = conn.execute(
         """
+        with run as (
+            select list(number) as numbers from marts.fct_pull_requests
+            where repo = $repo and week_start between $first and $last
+        )
         select distinct p.week_start
-        from marts.fct_pull_requests p
-        join marts.fct_pull_requests r
-            on r.repo = p.repo
-            and (list_contains(p.reverted_by, r.number)
-                 or list_contains(p.followed_up_by, r.number))
-        where p.repo = ? and p.week_start >= ? and p.week_start < ?
-          and r.week_start between ? and ?
+        from marts.fct_pull_requests p, run
+        where p.repo = $repo and p.week_start >= $since and p.week_start < $first
+          and (list_has_any(p.reverted_by, run.numbers)
+               or list_has_any(p.followed_up_by, run.numbers))
         order by 1
         """,
-        [scope.repo, rebuilt.start_week - timedelta(weeks=history_weeks()), scope.start_week,
-         scope.start_week, scope.end_week],
-    ).fetchall()  # fmt: skip
+        {
+            "repo": scope.repo,
+            "first": scope.start_week,
+            "last": scope.end_week,
+            "since": rebuilt.start_week - timedelta(weeks=history_weeks()),
+        },
+    ).fetchall()
     folder = join(reports_dir, repo_slug(scope.repo))
     return [
         week
