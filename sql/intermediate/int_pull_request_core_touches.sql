@@ -17,6 +17,7 @@ hotspots as (
 core_touches as (
     select
         f.repo,
+        f.week_start,
         f.number,
         -- by hotspot rank, then path (the struct's first fields): sorted after the aggregate
         list_sort(list(
@@ -28,7 +29,7 @@ core_touches as (
     left join hotspots h using (repo, week_start, path)
     where (h.path is not null or f.configured_core_prefix is not null) and not f.is_generated
         and f.lines >= s.core_path_min_lines
-    group by f.repo, f.number
+    group by f.repo, f.week_start, f.number
 )
 
 select * from core_touches

@@ -15,6 +15,7 @@ with files as (
 file_facts as (
     select
         repo,
+        week_start,
         number,
         coalesce(sum(lines) filter (where is_code and not is_generated and not is_example and not is_script), 0)
             as tested_code_lines,
@@ -48,7 +49,7 @@ file_facts as (
         list(path) filter (where dependency_kind = 'lock') as lock_files
     from files
     cross join {{ ref('int_pull_request_flag_settings') }} s
-    group by repo, number
+    group by repo, week_start, number
 )
 
 select * from file_facts

@@ -11,10 +11,11 @@ with files as (
 -- lines equal those of a file the same PR deleted; neither was written, so neither counts
 -- towards the size
 moves as (
-    select repo, number, sum(lines * moved) as moved_additions, sum(moved) as moved_files
+    select repo, week_start, number, sum(lines * moved) as moved_additions, sum(moved) as moved_files
     from (
         select
             repo,
+            week_start,
             number,
             case when change_type = 'ADDED' then additions else deletions end as lines,
             least(count(*) filter (where change_type = 'ADDED'), count(*) filter (where change_type = 'DELETED'))
@@ -25,7 +26,7 @@ moves as (
         group by all
     )
     where moved > 0
-    group by repo, number
+    group by repo, week_start, number
 )
 
 select * from moves

@@ -114,16 +114,16 @@ flags as (
         s.large_change_min_added_share,
         s.hardware_min_share
     from classified c
-    join prs p using (repo, number)
-    join links l using (repo, number)
-    join descriptions d using (repo, number)
+    join prs p using (repo, week_start, number)
+    join links l using (repo, week_start, number)
+    join descriptions d using (repo, week_start, number)
     cross join {{ ref('int_pull_request_flag_settings') }} s
     cross join {{ ref('int_pull_request_flag_words') }} w
-    left join {{ ref('int_pull_request_core_touches') }} ct using (repo, number)
-    left join {{ ref('int_pull_request_file_facts') }} ff using (repo, number)
-    left join {{ ref('int_pull_request_file_moves') }} mv using (repo, number)
-    left join {{ ref('int_pull_request_title_dependencies') }} td using (repo, number)
-    left join {{ ref('int_pull_request_hardware_targets') }} ht using (repo, number)
+    left join {{ ref('int_pull_request_core_touches') }} ct using (repo, week_start, number)
+    left join {{ ref('int_pull_request_file_facts') }} ff using (repo, week_start, number)
+    left join {{ ref('int_pull_request_file_moves') }} mv using (repo, week_start, number)
+    left join {{ ref('int_pull_request_title_dependencies') }} td using (repo, week_start, number)
+    left join {{ ref('int_pull_request_hardware_targets') }} ht using (repo, week_start, number)
     left join hotspots_known hk on hk.repo = c.repo and hk.week_start = c.week_start
 )
 

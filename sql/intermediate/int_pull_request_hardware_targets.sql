@@ -11,6 +11,7 @@
 with hardware_targets as (
     select
         t.repo,
+        t.week_start,
         t.number,
         t.tokens is not null
             and list_filter(t.tokens, lambda x: list_contains(w.hardware_words, x))[1] is not null
@@ -24,6 +25,7 @@ with hardware_targets as (
         -- sentence opens with a change verb that no issue reference follows
         select
             v.repo,
+            v.week_start,
             v.number,
             v.target_sentence,
             case when list_contains(wv.change_verbs, regexp_extract(v.lead, '^([a-z]+)', 1))
@@ -36,6 +38,7 @@ with hardware_targets as (
             -- the sentence, lower case, and what follows `This PR`, `We`, ... at its start
             select
                 y.repo,
+                y.week_start,
                 y.number,
                 y.target_sentence,
                 y.sentence,
@@ -43,11 +46,12 @@ with hardware_targets as (
                     lambda o: starts_with(y.start, o || ' '))[1]) + 2, 1)) as lead
             from (
                 select
-                    z.repo, z.number, z.target_sentence, z.sentence,
+                    z.repo, z.week_start, z.number, z.target_sentence, z.sentence,
                     regexp_replace(z.sentence, '^[^a-z0-9#]+', '') as start
                 from (
                     select
                         d.repo,
+                        d.week_start,
                         d.number,
                         coalesce(d.summary, d.hardware_sentence) as target_sentence,
                         replace(lower(case when contains(coalesce(d.summary, d.hardware_sentence), '://')

@@ -10,6 +10,7 @@
 with title_dependencies as (
     select
         t.repo,
+        t.week_start,
         t.number,
         t.own_version,
         -- the name: the first word past the verb and the words skipped; after a weaker verb it
@@ -31,6 +32,7 @@ with title_dependencies as (
     from (
         select
             p.repo,
+            p.week_start,
             p.number,
             k.tokens,
             list_position(list_transform(k.tokens, lambda x: list_contains(w.dependency_actions, x)), true)
@@ -47,10 +49,10 @@ with title_dependencies as (
         -- the titles alone (not the PRs' rows again, nor the file facts: a CTE read twice is
         -- copied whole)
         from (
-            select p.repo, p.number, p.title
+            select p.repo, p.week_start, p.number, p.title
             from {{ ref('stg_pull_requests') }} p
-            where (not p.files_complete or (p.repo, p.number) in (
-                select repo, number from {{ ref('int_pull_request_files') }}
+            where (not p.files_complete or (p.repo, p.week_start, p.number) in (
+                select repo, week_start, number from {{ ref('int_pull_request_files') }}
                 where is_dependency {{ in_run_weeks(keyword='and') }}
             ))
             {{ in_run_weeks(of='p', keyword='and') }}
