@@ -11,99 +11,15 @@
 -- (orchestration/descriptions/, sql/functions.yml), once per description and with the same
 -- seeds.
 --
--- The description is read as its author wrote it: HTML comments, fenced code and quoted
--- template instructions (`> ...`) are dropped, and hard-wrapped lines are joined back into
--- their paragraph, list item or table row. Words match whole (`arm` is not in `alarm`). A
--- description is normalised once (lower case, one space for anything but letters and digits);
--- each signal runs only where its words occur, and each regex only where a plain search
--- finds its literal.
-with pull_requests as (
-    select repo, week_start, number, title, left(body, 20000) as body
-    from {{ ref('stg_pull_requests') }}
-    {{ in_run_weeks() }}
-),
-
--- phrases as ` word word `: lower case, anything but letters and digits one space, so that
--- `contains(' ' || normalised text || ' ', phrase)` matches whole words
-phrases as (
-    select signal, ' ' || trim(regexp_replace(lower(phrase), '[^a-z0-9]+', ' ', 'g')) || ' ' as phrase
-    from {{ ref('description_signals') }}
-),
-
-severity as (
-    select distinct ' ' || trim(regexp_replace(lower(phrase), '[^a-z0-9]+', ' ', 'g')) || ' ' as phrase, consequence
-    from {{ ref('severity_words') }}
-),
-
-vocabulary as (
-    select
-        (select list(phrase) from phrases where signal = 'test_box') as test_box_words,
-        (select list(phrase) from phrases where signal = 'no_test') as no_test_phrases,
-        (select list(phrase) from phrases where signal = 'no_test_section') as no_test_answers,
-        (select list(phrase) from phrases where signal = 'breaking') as breaking_phrases,
-        (select list(phrase) from phrases where signal = 'breaking_negation') as breaking_negations,
-        (select list(phrase) from phrases where signal = 'severity_ignored') as severity_ignored,
-        (select list(phrase) from severity) as severity_phrases,
-        (select list(distinct ' ' || lower(keyword) || ' ') from {{ ref('keywords') }} where signal = 'hardware')
-            as hardware_words,
-        -- each phrase's last word: a text whose words hold none of these holds none of the
-        -- phrases (a list of words is searched faster than the text, for every phrase)
-        (select list(distinct lower(keyword)) from {{ ref('keywords') }} where signal = 'hardware') as hardware_tokens,
-        (select list(distinct string_split(trim(phrase), ' ')[-1]) from severity) as severity_tokens,
-        (select list(distinct string_split(trim(phrase), ' ')[-1]) from phrases where signal = 'breaking')
-            as breaking_tokens
-),
-
--- what the title says, once per distinct title however many PRs share it: its words without
--- its `[tags]` and `type(scope):` (to tell a sentence that only says the title again), and
--- the hardware and the consequence it names
-title_texts as (
-    select
-        title,
-        trim(regexp_replace(lower(regexp_replace(regexp_replace(title,
-            '^\s*(\[[^\]]*\]\s*)+', ''), '^[A-Za-z]+(\([^)]*\))?!?:\s*', '')), '[^a-z0-9]+', ' ', 'g')) as title_words,
-        ' ' || trim(regexp_replace(lower(title), '[^a-z0-9]+', ' ', 'g')) || ' ' as title_norm
-    from (select distinct title from pull_requests)
-),
-
-title_signals as (
-    select
-        t.*,
-        len(list_filter(v.hardware_tokens, lambda w: list_contains(t.words, w))) > 0 as has_hardware,
-        case when len(list_filter(v.severity_tokens, lambda w: list_contains(t.words, w))) > 0
-            then list_reduce(v.severity_ignored, lambda acc, p: replace(acc, p, ' '), t.title_norm)
-        end as severity_norm
-    from (select *, string_split(trim(title_norm), ' ') as words from title_texts) t
-    cross join vocabulary v
-),
-
-titles as (
-    select
-        t.title,
-        t.title_words,
-        case when t.has_hardware then
-            trim(list_sort(list_transform(
-                list_filter(v.hardware_words, lambda w: contains(t.title_norm, w)),
-                lambda w: {'at': instr(t.title_norm, w), 'word': w}))[1].word)
-        end as title_hardware_word,
-        case when t.severity_norm is not null then
-            trim(list_sort(list_transform(
-                list_filter(v.severity_phrases, lambda w: contains(t.severity_norm, w)),
-                lambda w: {'at': instr(t.severity_norm, w) * 100 - length(w), 'word': w}))[1].word)
-        end as title_severity_phrase
-    from title_signals t
-    cross join vocabulary v
-),
-
-prs as (
-    select p.*, t.title_words, t.title_hardware_word, t.title_severity_phrase
-    from pull_requests p
-    join titles t using (title)
-),
+-- Its steps, each inlined here (ephemeral): int_pull_request_description_severity and
+-- _vocabulary (the seeds' phrases), _titles (what each distinct title says), _texts (each PR's
+-- title and description) and _lines (the description's kept lines, normalised, and the
+-- signals it can hold). Words match whole (`arm` is not in `alarm`); each signal runs only
+-- where its words occur, and each regex only where a plain search finds its literal.
 
 -- the seeds read_description looks for, as `signal<TAB>phrase` lines (description signals and
 -- the verbs that say what a change does, seeds/title_verbs.csv), loaded once: its key
-vocabulary_text as (
+with vocabulary_text as (
     select description_vocabulary(string_agg(signal || chr(9) || phrase, chr(10) order by signal, phrase)) as words
     from (
         select signal, phrase from {{ ref('description_signals') }}
@@ -129,121 +45,8 @@ described as materialized (
             p.body,
             v.words
         ) as d
-    from prs p
+    from {{ ref('int_pull_request_description_texts') }} p
     cross join vocabulary_text v
-),
-
--- the author's text: comments and fenced code dropped, and a blank line after each heading so
--- that the joining below never runs a heading into the line under it
-stripped as (
-    select
-        *,
-        case when contains(t2, '#')
-            then regexp_replace(t2, '(?m)^([ \t]{0,3}#{1,6}[ \t][^\n]*)$', '\1' || chr(10), 'g') else t2
-        end as text
-    from (
-        select
-            *,
-            case when contains(t1, '```') or contains(t1, '~~~')
-                then regexp_replace(t1, '(?s)(```|~~~).*?(```|~~~)', chr(10), 'g') else t1
-            end as t2
-        from (
-            select
-                *,
-                case when contains(body, '<!--')
-                    then regexp_replace(replace(body, chr(13), ''), '(?s)<!--.*?(-->|$)', '', 'g')
-                    else replace(body, chr(13), '')
-                end as t1
-            from prs
-        )
-    )
-),
-
--- A line that does not start a list item, a table row, a heading or a quote continues the one
--- before it (descriptions are often wrapped at 72 columns). Each line is normalised in the
--- same pass over the description, so line and words keep the same position.
-joined as (
-    select
-        *,
-        -- the description's words, to decide which signals to look for
-        string_split(array_to_string(raw_norms, ' '), ' ') as body_words
-    from (
-    select
-        repo, week_start, number, body, title_hardware_word, title_severity_phrase,
-        string_split(joined_text, chr(10)) as raw_lines,
-        string_split(regexp_replace(lower(joined_text), '[^a-z0-9\n]+', ' ', 'g'), chr(10)) as raw_norms
-    from (
-        select
-            repo, week_start, number, body, title_hardware_word, title_severity_phrase,
-            case when body = '' then '' else
-                regexp_replace(text, '\n[ \t]*([^\s|#>*+\-\d]|\*\*|\d+\.\d|\d+[^\d.)\s])', ' \1', 'g')
-            end as joined_text
-        from stripped
-    )
-    )
-),
-
--- Quotes (with the lines they carry on) are template instructions, not the author's words.
--- Which signals a description can hold, from its words: each later step runs only for those.
-segmented as (
-    select
-        j.repo, j.week_start, j.number, j.body, j.title_hardware_word, j.title_severity_phrase,
-        list_filter(
-            list_transform(j.raw_lines, lambda x, i: {'text': x, 'norm': ' ' || trim(j.raw_norms[i]) || ' '}),  -- noqa: LT01
-            lambda l: trim(l.text) <> '' and not starts_with(ltrim(l.text), '>')
-        ) as kept,
-        contains(j.body, '[ ]') or contains(j.body, '[x]') or contains(j.body, '[X]') as has_boxes,
-        len(list_filter(['test', 'tests', 'testing', 'tested', 'untested', 'verification'],
-            lambda w: list_contains(j.body_words, w))) > 0 as has_test,
-        len(list_filter(v.hardware_tokens, lambda w: list_contains(j.body_words, w))) > 0 as has_hardware,
-        len(list_filter(v.severity_tokens, lambda w: list_contains(j.body_words, w))) > 0 as has_severity,
-        len(list_filter(v.breaking_tokens, lambda w: list_contains(j.body_words, w))) > 0 as has_breaking
-    from joined j
-    cross join vocabulary v
-),
-
--- each kept line with its position, and whether it is a heading or a checklist box (' ', 'x')
-lines as (
-    select
-        s.* exclude (kept),
-        case when s.has_boxes or s.has_test or s.has_hardware or s.has_severity or s.has_breaking then
-            list_transform(s.kept, lambda l, i: {
-                'i': i,
-                'text': l.text,
-                'norm': l.norm,
-                'heading': case
-                    when starts_with(ltrim(l.text), '#') then regexp_matches(l.text, '^\s{0,3}#{1,6}(\s|$)')
-                    else starts_with(ltrim(l.text), '**')
-                         and (ends_with(rtrim(l.text), '**') or ends_with(rtrim(l.text), '**:'))
-                end,
-                'box': case
-                    when substr(ltrim(l.text), 1, 3) in ('- [', '* [', '+ [') and substr(ltrim(l.text), 5, 1) = ']'
-                        then lower(substr(ltrim(l.text), 4, 1))
-                    else ''
-                end
-            })
-        else [] end as lines
-    from segmented s
-),
-
--- the "Test" section: from its heading to the next heading
-sections as (
-    select
-        l.*,
-        case when l.has_test then
-            list_filter(l.lines, lambda x: case when x.heading then regexp_matches(x.norm,
-                '^ (tests?|testing|test plan|tests? done|how (was|is) (this|it) tested|verification) $') else false end)[1].i
-        end as test_heading_at
-    from lines l
-),
-
-bounded as (
-    select
-        s.*,
-        coalesce(
-            list_filter(s.lines, lambda x: x.heading and x.i > s.test_heading_at)[1].i, 1000000
-        ) as test_section_end
-    from sections s
 ),
 
 found as (
@@ -293,8 +96,8 @@ found as (
                     1),
                 lambda r: regexp_replace(r, '^https?://github\.com/([\w.-]+/[\w.-]+)/issues/(\d+)$', '\1#\2'))
         else [] end as linked_refs
-    from bounded b
-    cross join vocabulary v
+    from {{ ref('int_pull_request_description_lines') }} b
+    cross join {{ ref('int_pull_request_description_vocabulary') }} v
 ),
 
 -- each signal's line, and its word: the earliest in the line, the longer phrase first
@@ -325,7 +128,7 @@ picked as (
             len(list_filter(v.severity_phrases, lambda w: contains(p.severity_norm, w))) > 0 else false end
         )[1] as severity_line
     from found f
-    cross join vocabulary v
+    cross join {{ ref('int_pull_request_description_vocabulary') }} v
 ),
 
 worded as (
@@ -342,7 +145,7 @@ worded as (
                 lambda w: {'at': instr(p.severity_line.severity_norm, w) * 100 - length(w), 'word': w}))[1].word)
         end as description_severity_phrase
     from picked p
-    cross join vocabulary v
+    cross join {{ ref('int_pull_request_description_vocabulary') }} v
 ),
 
 -- The sentence around a word: the line split at sentence ends, the first part naming it.
@@ -395,7 +198,7 @@ final as (
         case
             when q.no_test_line is not null then q.texts[3]
             when list_contains(
-                (select no_test_answers from vocabulary),
+                (select no_test_answers from {{ ref('int_pull_request_description_vocabulary') }}),
                 ' ' || trim(regexp_replace(lower(q.texts[2]), '[^a-z0-9]+', ' ', 'g')) || ' ')
                 then q.texts[2]
         end as no_test_sentence,
@@ -418,7 +221,7 @@ final as (
         q.linked_issues
     from quoted q
     join described r on r.repo = q.repo and r.number = q.number
-    left join severity s
+    left join {{ ref('int_pull_request_description_severity') }} s
         on s.phrase = ' ' || coalesce(q.title_severity_phrase, q.description_severity_phrase) || ' '
 )
 
