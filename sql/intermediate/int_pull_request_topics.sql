@@ -111,23 +111,6 @@ text_vocabulary as (
     where source = 'text'
 ),
 
--- the title's words, pairs and triples of words, so that phrases match too, and the version
--- it names: once per distinct title, however many PRs share it
-titles as (
-    select
-        title,
-        list_concat(
-            w,
-            list_transform(range(1, len(w)), lambda i: w[i] || ' ' || w[i + 1]),
-            list_transform(range(1, len(w) - 1), lambda i: w[i] || ' ' || w[i + 1] || ' ' || w[i + 2])
-        ) as title_grams,
-        nullif(regexp_extract(title, '(?:^|[\s=<>(])(v?\d+(?:\.\d+)+(?:[.-]?rc\d*)?)', 1), '') as version
-    from (
-        select title, list_filter(regexp_split_to_array(lower(title), '[^a-z0-9_+]+'), lambda x: x <> '') as w
-        from (select distinct title from prs)
-    )
-),
-
 -- the description's words and pairs of words (hundreds a PR): only those a rule names, its
 -- pairs made only after a pair's first word
 ngrams as (
@@ -169,9 +152,8 @@ facts as (
     left join files f using (repo, number)
 ),
 
--- every word, phrase and fact of a PR that a rule may name, one row each (`step` is the
--- rule's rank: the type, then the title (title_hits), the description, areas, paths and files), so that
--- all the rules that match a whole word are one lookup: a join on (source, keyword)
+-- every word and fact of a PR a rule may name, one row each (`step`, the rule's rank: type,
+-- title (title_hits), description, areas, paths, files): one join on (source, keyword)
 tokens as (
     select repo, number, 'type' as source, change_type as token, 1 as step
     from facts where not docs_only
@@ -207,14 +189,13 @@ prefix_length as (
     select coalesce(min(length(prefix)), 0) as letters from prefixes
 ),
 
--- the topics each distinct title names, by a keyword or a prefix
-title_hits as (
+title_hits as (  -- the topics each distinct title names, by a keyword or a prefix
     select t.title, r.topic, r.position, 'the title says "' || t.token || '"' as evidence
-    from (select title, unnest(title_grams) as token from titles) t
+    from (select title, unnest(title_grams) as token from {{ ref('int_pull_request_topic_titles') }}) t
     join rules r on r.source = 'title' and r.keyword = t.token
     union all
     select t.title, p.topic, p.position, 'the title says "' || t.token || '"'
-    from (select title, unnest(title_grams) as token from titles) t
+    from (select title, unnest(title_grams) as token from {{ ref('int_pull_request_topic_titles') }}) t
     join prefixes p
         on left(t.token, (select letters from prefix_length)) = left(p.prefix, (select letters from prefix_length))
         and starts_with(t.token, p.prefix)
@@ -238,7 +219,7 @@ hits as (
     union all
     select f.repo, f.number, r.topic, r.position, 2, 'the title names version ' || t.version
     from facts f
-    join titles t using (title)
+    join {{ ref('int_pull_request_topic_titles') }} t using (title)
     join rules r on r.source = 'version'
     where t.version is not null and f.change_type_signal <> 'title_release'
 ),
