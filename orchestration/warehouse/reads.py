@@ -13,9 +13,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from orchestration.config import PACKAGE_DIR
 from orchestration.models.project import Project
 
-ROOT = Path(__file__).resolve().parents[1]  # the orchestration package
+ROOT = PACKAGE_DIR  # the orchestration package, in a checkout and in a wheel alike
 # the warehouse's writers: the session, the model runner; what they name is no read of a stage
 STOP = ("orchestration.warehouse", "orchestration.models")
 _IMPORT = re.compile(
