@@ -1,0 +1,101 @@
+{{ config(materialized='ephemeral') }}
+
+-- The terms of each PR's title: its tags (`[tag]`, a `type(scope):`'s scope, ...) and its
+-- words, each with the shape it is written in (a name, capitalised, neither). A step of
+-- int_weekly_story_candidates, inlined where it is read.
+
+-- --- title tags and names ----------------------------------------------------------------
+with titles as (
+    select
+        repo, week_start, number, author, title,
+        -- the title after its emoji, its leading [tags] and a `type(scope)!:` prefix
+        regexp_replace(
+            regexp_replace(title, '^[^A-Za-z0-9\[(]*(:[a-z0-9_+-]+:\s*)?((\[[^\]]*\]|\([^)]*\))\s*)*', ''),
+            '^[A-Za-z]+(\([^)]*\))?!?\s*:\s*', ''
+        ) as rest,
+        regexp_extract(regexp_replace(title, '^[^A-Za-z0-9\[(]*(\[[^\]]*\]\s*)*', ''), '^[A-Za-z]+\(([^)]+)\)!?\s*:', 1)
+            as scope,
+        -- a module or topic of up to three words before a colon (`New defaults: ...`), not
+        -- a gitmoji code (`:arrow_up: ...`)
+        case when not regexp_matches(title, '^\s*:[a-z0-9_+-]+:') then
+            regexp_extract(rest, '^([A-Za-z][\w.-]*( [\w.-]+){0,2}) ?: ', 1)
+        end as prefix
+    from {{ ref('int_weekly_story_prs') }} prs
+),
+
+tags as (
+    select
+        t.repo, t.week_start, t.number, 'tag' as term_kind,
+        regexp_replace(lower(trim(tag)), '\s+', ' ', 'g') as term,
+        trim(tag) as spelling,
+        -- a one-word tag in plain lower case is a category (`[env]`, `[cfg]`): a series tag has
+        -- several words or is written as a name
+        case
+            when contains(trim(tag), ' ')
+                 or regexp_matches(trim(tag), '^.+[A-Z]|[A-Za-z]\d|\d[A-Za-z]|[A-Za-z0-9][_.][A-Za-z0-9]') then 2
+            else 0
+        end as shape
+    from titles t, unnest(list_concat(
+        case when contains(t.title, '[') then flatten(list_transform(
+            regexp_extract_all(t.title, '\[([^\]]+)\]', 1), lambda g: string_split(g, ',')
+        )) else [] end,
+        string_split(t.scope, ','),
+        case when coalesce(t.prefix, '') <> '' then [t.prefix] else [] end
+    )) as u(tag)  -- noqa: AL01, AL05, LT01
+),
+
+-- each word of the title's rest with what stands before it, to tell a name from a sentence's
+-- first word
+title_words as (
+    select
+        t.repo, t.week_start, t.number,
+        -- chr(1) marks the start
+        unnest(regexp_extract_all(chr(1) || t.rest, '([^A-Za-z0-9_.+]+)[A-Za-z0-9][A-Za-z0-9_.+]*', 1)) as before,
+        unnest(regexp_extract_all(chr(1) || t.rest, '[^A-Za-z0-9_.+]+([A-Za-z0-9][A-Za-z0-9_.+]*)', 1)) as word
+    from titles t
+),
+
+names as (
+    select
+        repo, week_start, number, 'name' as term_kind,
+        lower(trim(word, '.+')) as term,
+        trim(word, '.+') as spelling,
+        -- 2: written as a name (a capital inside, a digit beside a letter, `_` or `.` inside);
+        -- 1: only capitalised after the title's first word (Ascend, but also User); 0: neither
+        -- (most words: lower case, no digit, `_` or `.`, told without a pattern)
+        case
+            when lower(word) = word and not contains(word, '_') and not contains(word, '.')
+                 and not regexp_matches(word, '[0-9]') then 0
+            when regexp_matches(trim(word, '.+'), '^.+[A-Z]|[A-Za-z]\d|\d[A-Za-z]|[A-Za-z0-9][_.][A-Za-z0-9]') then 2
+            when regexp_matches(word, '^[A-Z][a-z]')
+                 and not starts_with(before, chr(1)) and not regexp_matches(before, '[:.!?]\s*$') then 1
+            else 0
+        end as shape
+    from title_words
+),
+
+-- a language and a version (`Go 1.17`, `Rust 1.75`, `Python 3.13`): a toolchain, a name
+toolchains as (
+    select
+        t.repo, t.week_start, t.number, 'name' as term_kind,
+        lower(v.language) || ' ' || v.version as term, v.language || ' ' || v.version as spelling, 2 as shape
+    from titles t,
+        lateral (
+            select
+                regexp_extract(unnest(regexp_extract_all(t.title, '(?i)\b[a-z+#]+\s+v?\d+\.\d+')), '^\S+')
+                    as language,
+                regexp_extract(unnest(regexp_extract_all(t.title, '(?i)\b[a-z+#]+\s+v?\d+\.\d+')), '(\d+\.\d+)$', 1)
+                    as version
+        ) v
+    where lower(v.language) in (select lower(tag) from {{ ref('scope_tags') }} where kind = 'language')
+),
+
+terms as (
+    select * from tags
+    union all
+    select * from names
+    union all
+    select * from toolchains
+)
+
+select * from terms
