@@ -33,10 +33,15 @@ from contextlib import contextmanager
 from itertools import groupby
 from typing import Any
 
+import dagster._check as check
 from dagster import DagsterEventType
 from dagster._config import StringSource
 from dagster._core.events.log import EventLogEntry
-from dagster._core.storage.event_log.schema import SqlEventLogStorageTable
+from dagster._core.storage.asset_check_execution_record import AssetCheckExecutionRecordStatus
+from dagster._core.storage.event_log.schema import (
+    AssetCheckExecutionsTable,
+    SqlEventLogStorageTable,
+)
 from dagster._core.storage.event_log.sqlite.sqlite_event_log import (
     INDEX_SHARD_NAME,
     SQLITE_BUSY_TIMEOUT_SECONDS,
@@ -58,6 +63,9 @@ BATCHED = {
     DagsterEventType.ASSET_MATERIALIZATION_PLANNED,
     DagsterEventType.ASSET_OBSERVATION,
 }
+# a check's planned event: `store_event` writes the run's row, the index's row, and the
+# check's planned execution
+CHECK_PLANNED = DagsterEventType.ASSET_CHECK_EVALUATION_PLANNED
 
 
 def _no_flush_per_commit(dbapi_connection: Any, _record: Any) -> None:
@@ -157,15 +165,56 @@ class BatchingSqliteEventLogStorage(EngineKeepingSqliteEventLogStorage):
         return cls(base_dir, inst_data=inst_data)
 
     def store_event_batch(self, events: Sequence[EventLogEntry]) -> None:
-        """Consecutive asset events of one run in two transactions; any other event (a check's,
-        say) on its own, in the batch's order."""
-        for together, group in groupby(events, key=_batchable):
+        """Consecutive asset events of one run in two transactions, and consecutive checks'
+        planned events alike; any other event on its own, in the batch's order."""
+        for kind, group in groupby(events, key=_batch_kind):
             group = list(group)
-            if together and len({event.run_id for event in group}) == 1:
-                self._store_asset_events(group)
+            if kind and len({event.run_id for event in group}) == 1:
+                if kind == CHECK_PLANNED:
+                    self._store_check_planned_events(group)
+                else:
+                    self._store_asset_events(group)
             else:
                 for event in group:
                     self.store_event(event)
+
+    def _store_check_planned_events(self, events: list[EventLogEntry]) -> None:
+        """What `store_event` writes for each check's planned event (the run's row, the index's
+        row, the check's planned execution per partition), in two transactions."""
+        check.invariant(
+            self.supports_asset_checks,
+            "Asset checks require a database schema migration. Run `dagster instance migrate`.",
+        )
+        rows = [self._event_to_row(event) for event in events]
+        with self.run_connection(events[0].run_id) as conn:
+            conn.execute(SqlEventLogStorageTable.insert(), rows)
+        with self.index_transaction() as conn:
+            insert = SqlEventLogStorageTable.insert().returning(
+                SqlEventLogStorageTable.c.id, sort_by_parameter_order=True
+            )
+            ids = [event_id for (event_id,) in conn.execute(insert, rows)]
+            # the rows `_store_asset_check_evaluation_planned` inserts, for all the events
+            executions = [
+                {
+                    "asset_key": planned.asset_key.to_string(),
+                    "check_name": planned.check_name,
+                    "partition": partition,
+                    "run_id": event.run_id,
+                    "execution_status": AssetCheckExecutionRecordStatus.PLANNED.value,
+                    "evaluation_event": row["event"],
+                    "evaluation_event_timestamp": row["timestamp"],
+                    "evaluation_event_storage_id": event_id,
+                }
+                for event, row, event_id in zip(events, rows, ids, strict=True)
+                for planned in [event.get_dagster_event().event_specific_data]
+                for partition in (
+                    planned.partitions_subset.get_partition_keys()
+                    if planned.partitions_subset
+                    else [None]
+                )
+            ]
+            if executions:
+                conn.execute(AssetCheckExecutionsTable.insert(), executions)
 
     def _store_asset_events(self, events: list[EventLogEntry]) -> None:
         """What `store_event` writes for each asset event, the run's rows in one transaction
@@ -186,8 +235,12 @@ class BatchingSqliteEventLogStorage(EngineKeepingSqliteEventLogStorage):
                 self._store_asset_event(conn, event, event_id)
 
 
-def _batchable(event: EventLogEntry) -> bool:
-    return event.dagster_event_type in BATCHED
+def _batch_kind(event: EventLogEntry) -> DagsterEventType | None:
+    """What batch an event can join: asset events together, checks' planned events together."""
+    kind = event.dagster_event_type
+    if kind in BATCHED:
+        return DagsterEventType.ASSET_MATERIALIZATION
+    return kind if kind == CHECK_PLANNED else None
 
 
 def enable_batches() -> None:

@@ -27,9 +27,22 @@ def upstream() -> dg.MaterializeResult:
     return dg.MaterializeResult(metadata={"rows": 3})
 
 
-@dg.asset(partitions_def=PARTITIONS, backfill_policy=SINGLE_RUN, deps=[upstream])
+@dg.asset(
+    partitions_def=PARTITIONS,
+    backfill_policy=SINGLE_RUN,
+    deps=[upstream],
+    check_specs=[
+        dg.AssetCheckSpec(name, asset="downstream", blocking=False) for name in ("a", "b")
+    ],
+)
 def downstream() -> dg.MaterializeResult:
-    return dg.MaterializeResult(metadata={"rows": 4})
+    return dg.MaterializeResult(
+        metadata={"rows": 4},
+        check_results=[
+            dg.AssetCheckResult(check_name="a", passed=True),
+            dg.AssetCheckResult(check_name="b", passed=False),
+        ],
+    )
 
 
 def _run(instance: dg.DagsterInstance) -> str:
@@ -75,6 +88,23 @@ def _stored(instance: dg.DagsterInstance, run_id: str) -> dict:
                 if e.dagster_event.asset_key == key
             ),
         }
+    for name in ("a", "b"):  # the checks' executions, planned when the run starts
+        check_key = dg.AssetCheckKey(dg.AssetKey("downstream"), name)
+        history = instance.event_log_storage.get_asset_check_execution_history(check_key, 100)
+        out[f"check {name}"] = sorted(
+            (
+                r.partition or "",
+                r.status.value,
+                r.run_id == run_id,
+                r.event.dagster_event_type.value,
+            )
+            for r in history
+        )
+    out["check events in the run's log"] = sorted(
+        e.dagster_event_type.value
+        for e in instance.all_logs(run_id)
+        if e.dagster_event_type.value.startswith("ASSET_CHECK")
+    )
     return out
 
 
@@ -94,14 +124,23 @@ def test_a_range_run_stores_the_same_events_as_dagsters_own_sqlite_log(
             or store_batch(self, events)
         ),
     )
+    checks_planned = []
+    store_checks = BatchingSqliteEventLogStorage._store_check_planned_events
+    monkeypatch.setattr(
+        BatchingSqliteEventLogStorage,
+        "_store_check_planned_events",
+        lambda self, events: checks_planned.append(len(events)) or store_checks(self, events),
+    )
     ours = _stored(instance, _run(instance))
+    assert checks_planned == [2]  # both checks' planned events in one write
     materialized = [
         n
         for kinds, n in zip(batches[::2], batches[1::2], strict=True)
         if kinds == {"ASSET_MATERIALIZATION"}
     ]
     assert materialized == [12, 12]  # each step's twelve partitions in one write
-    assert {"ASSET_MATERIALIZATION_PLANNED"} in batches  # the run's plan, when it starts
+    # the run's plan, when it starts: the assets' and the checks' planned events
+    assert {"ASSET_MATERIALIZATION_PLANNED", "ASSET_CHECK_EVALUATION_PLANNED"} in batches
     (tmp_path / "plain").mkdir()
     with dg.instance_for_test(temp_dir=str(tmp_path / "plain")) as plain:
         assert type(plain.event_log_storage).__name__ == "SqliteEventLogStorage"
