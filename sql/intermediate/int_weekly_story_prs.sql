@@ -15,10 +15,10 @@ from (
     {{ in_run_weeks(back="(select history_weeks from " ~ ref('int_weekly_story_settings') ~ " settings)") }}
 ) p
 left join (
-    select repo, number, is_release_pre from {{ ref('int_pull_request_releases') }}
+    select repo, week_start, number, is_release_pre from {{ ref('int_pull_request_releases') }}
     {{ in_run_weeks(back="(select history_weeks from " ~ ref('int_weekly_story_settings') ~ " settings)") }}
-) r using (repo, number)
+) r using (repo, week_start, number)
 join (
-    select repo, number, referenced_numbers from {{ ref('int_pull_requests_classified') }}
+    select repo, week_start, number, referenced_numbers from {{ ref('int_pull_requests_classified') }}
     {{ in_run_weeks(back="(select history_weeks from " ~ ref('int_weekly_story_settings') ~ " settings)") }}
-) c using (repo, number)
+) c using (repo, week_start, number)
