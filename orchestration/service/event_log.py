@@ -1,7 +1,7 @@
 """Dagster's SQLite event log, made cheaper to write: one engine and connection per file, no
 disk flush per event, and a step's events for many partitions in one batch.
 
-Same files and tables as Dagster's own `SqliteEventLogStorage`; three costs removed:
+Same files and tables as Dagster's own `SqliteEventLogStorage`; four costs removed:
 
 - Dagster makes a new SQLAlchemy engine for every connection, and so compiles every statement
   anew: in a build that was a third of the time spent storing events. An engine kept per file
@@ -53,6 +53,8 @@ from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Engine
 from sqlalchemy.pool import QueuePool
 from watchdog.events import FileSystemEvent
+
+from orchestration.service.empty_event_log import copy_empty_log
 
 KEPT_ENGINES = 8  # the index file's and the latest runs' (a long-lived UI sees many runs)
 BATCH_SIZE = "1000"  # events per write: far more than one step's partitions
@@ -106,7 +108,12 @@ class EngineKeepingSqliteEventLogStorage(SqliteEventLogStorage):
         with self._db_lock:
             engine = self._engine(shard)
             if shard not in self._initialized_dbs:
-                self._initdb(engine)
+                # a new run's file is a copy of the empty one Dagster made once (see
+                # empty_event_log); any other is checked (or made) by Dagster itself
+                if shard == INDEX_SHARD_NAME or not copy_empty_log(
+                    self._base_dir, self.path_for_shard(shard), self._initdb
+                ):
+                    self._initdb(engine)
                 self._initialized_dbs.add(shard)
             with engine.connect() as conn, conn.begin():
                 yield conn

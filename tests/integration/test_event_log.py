@@ -5,14 +5,17 @@ flush nothing to disk per event, and a watcher still sees them."""
 from __future__ import annotations
 
 import logging
+import sqlite3
 import time
 from pathlib import Path
 
 import dagster as dg
 import pytest
 from dagster._core.events.log import EventLogEntry
+from dagster._core.storage.event_log import SqliteEventLogStorage
 
 from orchestration.config import load_settings
+from orchestration.service.empty_event_log import TEMPLATE
 from orchestration.service.event_log import BatchingSqliteEventLogStorage
 from orchestration.service.instance import INSTANCE_YAML, OLDER_INSTANCE_YAMLS, get_instance
 
@@ -213,3 +216,51 @@ def test_a_watcher_in_another_process_sees_events_that_are_still_in_the_wal(
     finally:
         ui.dispose()
         writer.dispose()
+
+
+def _schema(path: Path) -> dict:
+    with sqlite3.connect(path) as db:
+        return {
+            "tables": sorted(db.execute("select type, name, sql from sqlite_master").fetchall()),
+            "revision": db.execute("select version_num from alembic_version").fetchall(),
+            "journal_mode": db.execute("pragma journal_mode").fetchone()[0],
+        }
+
+
+def test_a_new_runs_file_is_a_copy_of_the_empty_log_dagster_made_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The copy holds what Dagster's own making of the file holds, and the run reads and
+    writes it; a second run's file is copied without Dagster making anything."""
+    made = []
+    initdb = BatchingSqliteEventLogStorage._initdb
+    monkeypatch.setattr(
+        BatchingSqliteEventLogStorage,
+        "_initdb",
+        lambda self, engine, **kw: made.append(str(engine.url)) or initdb(self, engine, **kw),
+    )
+    ours = BatchingSqliteEventLogStorage(str(tmp_path / "ours"))
+    ours.store_event(_log_line("run-c", "first"))
+    template = tmp_path / "ours" / TEMPLATE
+    assert template.exists() and ours.get_all_run_ids() == ["run-c"]
+    made.clear()
+    ours.store_event(_log_line("run-d", "second"))
+    assert made == []  # neither made nor checked: a copy of the empty log
+    assert [r.event_log_entry.user_message for r in ours.get_records_for_run("run-d").records] == [
+        "second"
+    ]
+    ours.dispose()
+    theirs = SqliteEventLogStorage(str(tmp_path / "theirs"))
+    theirs.store_event(_log_line("run-c", "first"))
+    theirs.dispose()
+    assert _schema(tmp_path / "ours" / "run-d.db") == _schema(tmp_path / "theirs" / "run-c.db")
+    assert _schema(template)["journal_mode"] == "wal"
+    # a run's file that exists already (another process made it) is kept, and checked
+    again = BatchingSqliteEventLogStorage(str(tmp_path / "ours"))
+    again.store_event(_log_line("run-d", "third"))
+    assert [r.event_log_entry.user_message for r in again.get_records_for_run("run-d").records] == [
+        "second",
+        "third",
+    ]
+    assert any("run-d" in url for url in made)
+    again.dispose()
