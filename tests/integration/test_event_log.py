@@ -264,3 +264,13 @@ def test_a_new_runs_file_is_a_copy_of_the_empty_log_dagster_made_once(
     ]
     assert any("run-d" in url for url in made)
     again.dispose()
+
+
+def test_the_index_tables_are_asked_for_once_and_again_after_a_wipe(tmp_path: Path) -> None:
+    storage = BatchingSqliteEventLogStorage(str(tmp_path))
+    assert storage.has_table("asset_check_executions") and not storage.has_table("no_such")
+    assert storage._present == {"asset_check_executions"}  # only what exists is remembered
+    storage.wipe()  # forgets, and asks again (the wipe itself asks for the tables it empties)
+    assert "asset_event_tags" in storage._present and "no_such" not in storage._present
+    assert storage.has_table("asset_check_executions")
+    storage.dispose()
