@@ -37,6 +37,7 @@ with vocabulary_text as (
 described as materialized (
     select
         p.repo,
+        p.week_start,
         p.number,
         read_description(
             p.repo,
@@ -220,7 +221,7 @@ final as (
         case when q.title_severity_phrase is null then q.texts[6] end as severity_sentence,
         q.linked_issues
     from quoted q
-    join described r on r.repo = q.repo and r.number = q.number
+    join described r on r.repo = q.repo and r.week_start = q.week_start and r.number = q.number
     left join {{ ref('int_pull_request_description_severity') }} s
         on s.phrase = ' ' || coalesce(q.title_severity_phrase, q.description_severity_phrase) || ' '
 )

@@ -84,10 +84,10 @@ factors as (
         c.change_type in ('docs', 'ci', 'chore') as dampened,
         w.w['dampener'] as dampener_keep
     from prs p
-    join classified c using (repo, number)
-    join flags fl using (repo, number)
-    join flag_columns fc using (repo, number)
-    join descriptions d using (repo, number)
+    join classified c using (repo, week_start, number)
+    join flags fl using (repo, week_start, number)
+    join flag_columns fc using (repo, week_start, number)
+    join descriptions d using (repo, week_start, number)
     cross join weights w
 ),
 

@@ -38,10 +38,10 @@ key_threshold as (
 
 -- the topics a PR serves, in the order of seeds/topics.csv
 pr_topics as (
-    select repo, number, list(topic order by topic_position, topic) as topics
+    select repo, week_start, number, list(topic order by topic_position, topic) as topics
     from {{ ref('int_pull_request_topics') }}
     {{ in_run_weeks(back=key_back) }}
-    group by repo, number
+    group by repo, week_start, number
 ),
 
 final as (
@@ -95,9 +95,9 @@ final as (
         f.summary,
         f.summary_source
     from {{ ref('int_pull_request_importance_factors') }} f
-    join flag_columns fc using (repo, number)
-    left join pr_topics tp using (repo, number)
-    left join releases rl using (repo, number)
+    join flag_columns fc using (repo, week_start, number)
+    left join pr_topics tp using (repo, week_start, number)
+    left join releases rl using (repo, week_start, number)
 ),
 
 -- the week's threshold (see the header): of the importance of the PRs of the key_weeks weeks

@@ -9,7 +9,6 @@ from collections import defaultdict
 from pathlib import Path
 
 import duckdb
-import pytest
 
 from orchestration.config import SQL_DIR
 from orchestration.extract.history import write_origin
@@ -53,11 +52,6 @@ def _build_twice_held(home: Path) -> dict[str, int]:
     return counts
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="int_pull_request_descriptions and fct_pull_requests still join a PR's rows on "
-    "(repo, number) alone (issue 28): a PR in two weeks comes out 4 and 256 times",
-)
 def test_a_pr_in_two_weeks_is_one_row_a_week_in_every_model(tmp_path: Path) -> None:
     counts = _build_twice_held(tmp_path)
     assert counts["stg_pull_requests"] == 2
