@@ -29,10 +29,12 @@ file_facts as (
         coalesce(sum(lines) filter (where not (is_doc or is_example or is_test or is_script)), 0) as platform_lines,
         coalesce(sum(lines) filter (where hardware_word is not null and not (is_doc or is_example or is_test or is_script)), 0)
             as hardware_lines,
-        arg_max(path, lines) filter (where hardware_word is not null and not (is_doc or is_example or is_test or is_script))
-            as hardware_path,
-        arg_max(hardware_word, lines) filter (where hardware_word is not null
-            and not (is_doc or is_example or is_test or is_script)) as hardware_path_word,
+        -- the largest file for the hardware, its path and word from the same row; of files
+        -- with as many lines, the first path (a total order: a tie broken by whichever row came
+        -- first gave another path from one build to the next)
+        arg_min({'path': path, 'word': hardware_word}, {'lines': -lines, 'path': path})
+            filter (where hardware_word is not null and not (is_doc or is_example or is_test or is_script))
+            as hardware_file,
         -- a dependency list always says the dependencies changed; a lock file when it changed
         -- by at least a package's entry (unless only fixtures' manifests changed beside it, see
         -- below); a manifest or container build, and the documentation's
@@ -46,7 +48,7 @@ file_facts as (
         coalesce(bool_and(is_fixture or is_test or is_example)
             filter (where dependency_kind in ('list', 'manifest')), false) as fixture_manifests_only,
         list_sort(list(path) filter (where is_dependency)) as manifest_files,
-        list(path) filter (where dependency_kind = 'lock') as lock_files
+        list_sort(list(path) filter (where dependency_kind = 'lock')) as lock_files
     from files
     cross join {{ ref('int_pull_request_flag_settings') }} s
     group by repo, week_start, number

@@ -115,16 +115,18 @@ layouts as (
     left join {{ ref('int_pull_request_file_containers') }} d using (repo)
 ),
 
--- the longest matching prefix rule wins; a rule for the repository beats a `*` rule
+-- the longest matching prefix rule wins; a rule for the repository beats a `*` rule, one of
+-- the settings a seed's for the same prefix, then the area's name (a total order)
 ruled as (
     select
         k.repo, k.path,
-        arg_max(r.area, length(r.path_prefix) * 2 + (r.repo <> '*')::integer) as rule_area
+        arg_max(r.area, {'rank': length(r.path_prefix) * 2 + (r.repo <> '*')::integer,
+            'setting': r.setting, 'area': r.area}) as rule_area
     from kinds k
     join (
-        select repo, path_prefix, area from {{ ref('area_path_rules') }}
+        select repo, path_prefix, area, false as setting from {{ ref('area_path_rules') }}
         union all
-        select repo, path_prefix, area from {{ source('settings', 'area_rules') }}
+        select repo, path_prefix, area, true as setting from {{ source('settings', 'area_rules') }}
     ) r
         on (r.repo = k.repo or r.repo = '*') and starts_with(k.path, r.path_prefix)
     group by k.repo, k.path

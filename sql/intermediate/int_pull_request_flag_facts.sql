@@ -74,8 +74,8 @@ flags as (
         d.no_test_sentence,
         ct.core_files,
         coalesce(hk.known, false) as hotspots_known,
-        ff.hardware_path,
-        ff.hardware_path_word,
+        ff.hardware_file.path as hardware_path,
+        ff.hardware_file.word as hardware_path_word,
         d.title_hardware_word,
         -- the description targets the hardware (hardware_targets), unless a bot wrote it
         -- (release notes, a changelog)

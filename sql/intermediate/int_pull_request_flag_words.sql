@@ -4,7 +4,9 @@
 -- step: a step of int_pull_request_flags, inlined where it is read.
 select
     list(word) filter (where flag = 'hardware_specific' and kind = 'change_verb') as change_verbs,
-    list(word) filter (where flag = 'hardware_specific' and kind = 'opener') as openers,
+    -- the first opener a sentence starts with is taken: the longest first, a total order
+    list(word order by length(word) desc, word) filter (where flag = 'hardware_specific' and kind = 'opener')
+        as openers,
     list(word) filter (where flag = 'hardware_specific' and kind = 'negation') as negations,
     list(word) filter (where flag = 'hardware_specific' and kind = 'general_platform') as platforms,
     list(word) filter (where flag = 'dependency_change' and kind = 'version_action') as version_actions,

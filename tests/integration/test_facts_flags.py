@@ -127,6 +127,12 @@ def nodes() -> list[dict]:
         pr(32, "feat: pretty errors", at(32),
            [("src/node/errors.ts", 20, M), ("packages/vite/package.json", 1, M),
             ("playground/errors/package.json", 3, M), ("pnpm-lock.yaml", 12, M)]),
+        # two files for hardware as large as each other, listed in either order: the same file
+        # is the evidence (the first path), its word beside it
+        pr(33, "[kernels] feat: fused attention", at(33),
+           [("pkg/kernels/xpu/attn.py", 40, M), ("pkg/kernels/npu/attn.py", 40, M)]),
+        pr(34, "[kernels] feat: fused attention again", at(34),
+           [("pkg/kernels/npu/attn.py", 40, M), ("pkg/kernels/xpu/attn.py", 40, M)]),
     ]  # fmt: skip
 
 
@@ -169,12 +175,19 @@ def test_hardware_needs_files_for_it_or_a_description_that_targets_it(home: Path
     assert 23 not in found
     # not 24 (CODEOWNERS), 27 (the change sentence names no hardware), 29 and 30 (a run
     # script and tests for the hardware, whatever the title names)
-    assert sorted(n for n in found if n >= 24) == [28]
+    assert sorted(n for n in found if 24 <= n < 33) == [28]
     sentence = (
         "Update the Dockerfile so the stable image builds on GB200/aarch64 by keeping the "
         "base image's kernels; x86 likely should be simplified the same way."
     )
     assert found[28][1:] == ("description", {"word": "aarch64", "sentence": sentence})
+
+
+def test_hardware_files_as_large_as_each_other_give_the_same_evidence(home: Path) -> None:
+    found = raised(home, "hardware_specific")
+    evidence = {"word": "npu", "path": "pkg/kernels/npu/attn.py"}
+    assert found[33] == ('changes pkg/kernels/npu/attn.py ("npu")', "path", evidence)
+    assert found[34] == found[33]
 
 
 def test_dependency_changes_name_the_file_and_the_dependency(home: Path) -> None:
