@@ -19,7 +19,7 @@ with reverts as (
 
 roots as (
     select
-        v.repo, v.root, min(v.merged_at) as first_revert_at, list(v.number) as revert_numbers,
+        v.repo, v.root, min(v.merged_at) as first_revert_at, list(v.number order by v.number) as revert_numbers,
         p.merged_at as root_merged_at, p.title as root_title,
         regexp_replace(lower(p.title), '[^a-z0-9]+', '', 'g') as root_key
     from reverts v

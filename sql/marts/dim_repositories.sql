@@ -6,8 +6,9 @@
 with urls as (
     select
         repo,
+        -- of PRs merged in the same second, the last number's (a total order)
         arg_max(
-            regexp_extract(url, '^https?://[^/]+/([^/]+/[^/]+)/pull/[0-9]+', 1), merged_at
+            regexp_extract(url, '^https?://[^/]+/([^/]+/[^/]+)/pull/[0-9]+', 1), {'at': merged_at, 'number': number}
         ) as spelling
     from {{ ref('stg_pull_requests') }}
     where url is not null
