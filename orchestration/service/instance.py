@@ -6,7 +6,6 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any, ClassVar
 
 import dagster as dg
 
@@ -87,36 +86,9 @@ NO_COMPUTE_LOGS = {
 }
 
 
-class _ScriptsReadOnce:
-    """Alembic's `ScriptDirectory` as Dagster's test of a storage's revision uses it, read once
-    per folder of migration scripts: each storage (runs, schedules, the event log's index)
-    asked for the scripts' head revision by loading every one of its ~90 scripts again, about
-    50 ms of CPU each time. The scripts are the installed Dagster's: they cannot change while
-    it runs. Alembic's own commands (`dagster instance migrate`) still read them themselves."""
-
-    _read: ClassVar[dict[str, Any]] = {}
-
-    @classmethod
-    def from_config(cls, config: Any) -> Any:
-        from alembic.script import ScriptDirectory
-
-        location = config.get_main_option("script_location")
-        if location not in cls._read:
-            cls._read[location] = ScriptDirectory.from_config(config)
-        return cls._read[location]
-
-
-def _read_scripts_once() -> None:
-    import dagster._core.storage.sql as dagster_sql
-
-    dagster_sql.ScriptDirectory = _ScriptsReadOnce
-
-
 def _new_instance() -> dg.DagsterInstance:
     """The instance `DAGSTER_HOME` configures, without capturing steps' output."""
     from dagster._core.instance.ref import InstanceRef
-
-    _read_scripts_once()
 
     ref = InstanceRef.from_dir(os.environ["DAGSTER_HOME"], overrides=NO_COMPUTE_LOGS)
     return dg.DagsterInstance.from_ref(ref)
