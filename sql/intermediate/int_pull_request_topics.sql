@@ -20,28 +20,27 @@ with prs as (
 ),
 
 classified as (
-    select repo, number, title, change_type, change_type_signal, areas, files_known
+    select repo, week_start, number, title, change_type, change_type_signal, areas, files_known
     from {{ ref('int_pull_requests_classified') }}
     {{ in_run_weeks() }}
 ),
 
 -- read twice (file kinds, path words): scanning the table again costs less than a copy
 changed as not materialized (
-    select repo, number, path, is_doc, is_ci, is_dependency
+    select repo, week_start, number, path, is_doc, is_ci, is_dependency
     from {{ ref('int_pull_request_files') }}
     {{ in_run_weeks() }}
 ),
 
 files as (
     select
-        repo,
-        number,
+        repo, week_start, number,
         bool_and(is_doc) as docs_only,
         bool_and(is_ci) as ci_only,
         bool_and(is_dependency) as dependency_only,
         count(*) as files
     from changed
-    group by repo, number
+    group by repo, week_start, number
 ),
 
 -- the rules, keywords normalised as the text is: lower case, `-`, `/`, `.` as spaces
@@ -70,14 +69,14 @@ path_hits as (
 ),
 
 path_words as (
-    select w.repo, w.number, w.word
+    select w.repo, w.week_start, w.number, w.word
     from (
-        select c.repo, c.number, h.word, count(*) as n
+        select c.repo, c.week_start, c.number, h.word, count(*) as n
         from changed c
         join path_hits h using (repo, path)
-        group by c.repo, c.number, h.word
+        group by c.repo, c.week_start, c.number, h.word
     ) w
-    join files f using (repo, number)
+    join files f using (repo, week_start, number)
     where w.n * 2 >= f.files
 ),
 
@@ -85,8 +84,7 @@ path_words as (
 -- (each regex runs only on the descriptions where a plain search finds its mark)
 prose as (
     select
-        repo,
-        number,
+        repo, week_start, number,
         lower(left(array_to_string(list_filter(
             string_split_regex(
                 case
@@ -115,8 +113,7 @@ text_vocabulary as (
 -- pairs made only after a pair's first word
 ngrams as (
     select
-        repo,
-        number,
+        repo, week_start, number,
         list_filter(
             list_concat(b, list_transform(
                 list_filter(range(1, len(b)), lambda i: list_contains(v.pair_firsts, b[i])),
@@ -125,8 +122,7 @@ ngrams as (
         ) as text_grams
     from (
         select
-            repo,
-            number,
+            repo, week_start, number,
             list_filter(regexp_split_to_array(
                 -- headings left out (the regex only where there is a `#`)
                 case when contains(body_text, '#') then regexp_replace(body_text, '(?m)^\s*#.*$', '', 'g')
@@ -140,8 +136,7 @@ ngrams as (
 -- what each PR is, beside its words: its type, signal, version and files of one kind only
 facts as (
     select
-        c.repo,
-        c.number,
+        c.repo, c.week_start, c.number,
         c.change_type,
         c.change_type_signal,
         c.title,
@@ -149,28 +144,28 @@ facts as (
         coalesce(f.ci_only, false) as ci_only,
         coalesce(f.dependency_only, false) as dependency_only
     from classified c
-    left join files f using (repo, number)
+    left join files f using (repo, week_start, number)
 ),
 
 -- every word and fact of a PR a rule may name, one row each (`step`, the rule's rank: type,
 -- title (title_hits), description, areas, paths, files): one join on (source, keyword)
 tokens as (
-    select repo, number, 'type' as source, change_type as token, 1 as step
+    select repo, week_start, number, 'type' as source, change_type as token, 1 as step
     from facts where not docs_only
     union all
-    select repo, number, 'signal', change_type_signal, 2 from facts
+    select repo, week_start, number, 'signal', change_type_signal, 2 from facts
     union all
-    select repo, number, 'text', unnest(text_grams), 3 from ngrams
+    select repo, week_start, number, 'text', unnest(text_grams), 3 from ngrams
     union all
-    select repo, number, 'area', unnest(areas), 4 from classified
+    select repo, week_start, number, 'area', unnest(areas), 4 from classified
     union all
-    select repo, number, 'path', word, 5 from path_words
+    select repo, week_start, number, 'path', word, 5 from path_words
     union all
-    select repo, number, 'files', 'docs', 6 from facts where docs_only
+    select repo, week_start, number, 'files', 'docs', 6 from facts where docs_only
     union all
-    select repo, number, 'files', 'ci', 6 from facts where ci_only
+    select repo, week_start, number, 'files', 'ci', 6 from facts where ci_only
     union all
-    select repo, number, 'files', 'dependency', 6 from facts where dependency_only
+    select repo, week_start, number, 'files', 'dependency', 6 from facts where dependency_only
 ),
 
 -- a title keyword ending in `*` names any phrase of as many words that starts so (`qwen*`
@@ -203,7 +198,7 @@ title_hits as (  -- the topics each distinct title names, by a keyword or a pref
 ),
 
 hits as (
-    select t.repo, t.number, r.topic, r.position, t.step, case t.source
+    select t.repo, t.week_start, t.number, r.topic, r.position, t.step, case t.source
         when 'type' then 'the change type is ' || t.token
         when 'signal' then 'the change type came from ' || t.token
         when 'text' then 'the description says "' || t.token || '"'
@@ -214,10 +209,10 @@ hits as (
     from tokens t
     join rules r on r.source = t.source and r.keyword = t.token
     union all
-    select p.repo, p.number, h.topic, h.position, 2, h.evidence
+    select p.repo, p.week_start, p.number, h.topic, h.position, 2, h.evidence
     from prs p join title_hits h using (title)
     union all
-    select f.repo, f.number, r.topic, r.position, 2, 'the title names version ' || t.version
+    select f.repo, f.week_start, f.number, r.topic, r.position, 2, 'the title names version ' || t.version
     from facts f
     join {{ ref('int_pull_request_topic_titles') }} t using (title)
     join rules r on r.source = 'version'
@@ -225,11 +220,11 @@ hits as (
 ),
 
 defaults as (
-    select f.repo, f.number, r.topic, r.position, 7 as step,
+    select f.repo, f.week_start, f.number, r.topic, r.position, 7 as step,
         'the change type is ' || f.change_type || ' and nothing else named a topic' as evidence
     from facts f
     join rules r on r.source = 'default' and r.keyword = f.change_type
-    anti join hits h using (repo, number)
+    anti join hits h using (repo, week_start, number)
 ),
 
 final as (
@@ -242,7 +237,7 @@ final as (
         -- the first step's evidence; within a step, the first in alphabetical order
         substr(min(t.step || ':' || t.evidence), 3) as evidence
     from (select * from hits union all select * from defaults) t
-    join prs p using (repo, number)
+    join prs p using (repo, week_start, number)
     group by p.repo, p.week_start, p.number, t.topic
 )
 
