@@ -44,12 +44,13 @@ vocabulary as (
 version_files as (
     select
         repo,
+        week_start,
         number,
         bool_or(coalesce(dependency_kind = 'manifest', false) or is_changelog
             or regexp_matches(path, '(^|/)_*version(_info)?(\.[a-z]+)?$', 'i')) as bumps_version
     from {{ ref('int_pull_request_files') }}
     {{ in_run_weeks() }}
-    group by repo, number
+    group by repo, week_start, number
 ),
 
 -- a release names a version (a digit); a dev-version chore a pre-release word (`Bump dev
@@ -126,7 +127,7 @@ tagged as (
                 ['type', 'scope']) as conventional
     ) t
     -- files unknown: the title alone
-    left join version_files f on f.repo = w.repo and f.number = w.number
+    left join version_files f on f.repo = w.repo and f.week_start = w.week_start and f.number = w.number
     where coalesce(f.bumps_version, true)
         -- a leading tag, or a version's word
         and regexp_matches(w.title, '^\s*\[|(?i)releas|publish|version')
