@@ -16,7 +16,6 @@ with files as not materialized (
 file_signals as (
     select
         repo,
-        week_start,
         number,
         bool_or(is_test) as touches_tests,
         -- example scripts and notebooks count as documentation, not code (as do the
@@ -63,7 +62,7 @@ file_signals as (
         end as area_lines_total
     from files
     cross join {{ ref('int_pull_request_class_settings') }} st
-    group by repo, week_start, number
+    group by repo, number
 )
 
 select * from file_signals

@@ -19,7 +19,6 @@ with files as not materialized (
 area_lines as (
     select
         f.repo,
-        f.week_start,
         f.number,
         f.area,
         sum(f.lines * case when f.is_helper then st.helper_area_weight else 1 end) as lines,
@@ -36,17 +35,16 @@ area_lines as (
                 or (f.is_code and not f.is_fixture and coalesce(f.dependency_kind, 'container') = 'container'))
         ), '') as area_keys
     from files f
-    join {{ ref('int_pull_request_file_signals') }} s using (repo, week_start, number)
+    join {{ ref('int_pull_request_file_signals') }} s using (repo, number)
     cross join {{ ref('int_pull_request_class_settings') }} st
     where (not f.is_test or not s.has_non_test)
         and not (s.dependency_only and s.lists_dependencies and f.dependency_kind = 'manifest')
-    group by f.repo, f.week_start, f.number, f.area, s.area_lines_total
+    group by f.repo, f.number, f.area, s.area_lines_total
 ),
 
 path_areas as (
     select
         a.repo,
-        a.week_start,
         a.number,
         -- a catch-all (`root` for top-level files, `misc`, `utils`; seeds/scope_tags.csv) only
         -- when nothing else changed
@@ -64,7 +62,7 @@ path_areas as (
                 and not list_contains(st.catch_all_areas, ltrim(a.area, '_'))) as nameable_areas
     from area_lines a
     cross join {{ ref('int_pull_request_class_settings') }} st
-    group by a.repo, a.week_start, a.number
+    group by a.repo, a.number
 )
 
 select * from path_areas

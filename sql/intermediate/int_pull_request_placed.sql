@@ -96,5 +96,5 @@ select
     end) as tw
 from {{ ref('int_pull_request_described') }} p
 cross join {{ ref('int_pull_request_class_vocabulary') }} v
-left join {{ ref('int_pull_request_file_signals') }} f using (repo, week_start, number)
-left join {{ ref('int_pull_request_path_areas') }} pa using (repo, week_start, number)
+left join {{ ref('int_pull_request_file_signals') }} f using (repo, number)
+left join {{ ref('int_pull_request_path_areas') }} pa using (repo, number)
