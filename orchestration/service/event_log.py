@@ -211,13 +211,11 @@ class BatchingSqliteEventLogStorage(EngineKeepingSqliteEventLogStorage):
                 for event in group:
                     self.store_event(event)
 
-    def _store_check_planned_events(self, events: list[EventLogEntry]) -> None:
-        """What `store_event` writes for each check's planned event (the run's row, the index's
-        row, the check's planned execution per partition), in two transactions."""
-        check.invariant(
-            self.supports_asset_checks,
-            "Asset checks require a database schema migration. Run `dagster instance migrate`.",
-        )
+    @contextmanager
+    def _stored(self, events: list[EventLogEntry]) -> Iterator[tuple[Any, list[dict], list[int]]]:
+        """The events' rows written to the run's file and to the index, one statement each (the
+        rows `prepare_insert_event` inserts one by one); yields the index's open transaction,
+        the rows and their ids in the index, for what the caller stores beside them."""
         rows = [self._event_to_row(event) for event in events]
         with self.run_connection(events[0].run_id) as conn:
             conn.execute(SqlEventLogStorageTable.insert(), rows)
@@ -225,7 +223,16 @@ class BatchingSqliteEventLogStorage(EngineKeepingSqliteEventLogStorage):
             insert = SqlEventLogStorageTable.insert().returning(
                 SqlEventLogStorageTable.c.id, sort_by_parameter_order=True
             )
-            ids = [event_id for (event_id,) in conn.execute(insert, rows)]
+            yield conn, rows, [event_id for (event_id,) in conn.execute(insert, rows)]
+
+    def _store_check_planned_events(self, events: list[EventLogEntry]) -> None:
+        """What `store_event` writes for each check's planned event (the run's row, the index's
+        row, the check's planned execution per partition), in two transactions."""
+        check.invariant(
+            self.supports_asset_checks,
+            "Asset checks require a database schema migration. Run `dagster instance migrate`.",
+        )
+        with self._stored(events) as (conn, rows, ids):
             # the rows `_store_asset_check_evaluation_planned` inserts, for all the events
             executions = [
                 {
@@ -252,15 +259,7 @@ class BatchingSqliteEventLogStorage(EngineKeepingSqliteEventLogStorage):
     def _store_asset_events(self, events: list[EventLogEntry]) -> None:
         """What `store_event` writes for each asset event, the run's rows in one transaction
         and the index's in another."""
-        # the rows `prepare_insert_event` inserts one by one, as one statement over many rows
-        rows = [self._event_to_row(event) for event in events]
-        with self.run_connection(events[0].run_id) as conn:
-            conn.execute(SqlEventLogStorageTable.insert(), rows)
-        with self.index_transaction() as conn:
-            insert = SqlEventLogStorageTable.insert().returning(
-                SqlEventLogStorageTable.c.id, sort_by_parameter_order=True
-            )
-            ids = [event_id for (event_id,) in conn.execute(insert, rows)]
+        with self._stored(events) as (conn, _, ids):
             self._store_asset_event_tags(conn, events, ids)
             # an asset's row holds its latest event: each asset's last one in the batch
             latest = {e.dagster_event.asset_key: (e, i) for e, i in zip(events, ids, strict=True)}

@@ -176,22 +176,14 @@ def blocked_weeks(
 ) -> list[tuple[str, str, str]]:
     """The failing tests that keep this repository's week from being reported:
     (model, test, example)."""
-    try:
-        return conn.execute(
-            f"select model, test, example from {FAILURES} "
-            "where (repo = ? or repo is null) and (week_start = ? or week_start is null) "
-            "order by all",
-            [repo, week],
-        ).fetchall()
-    except duckdb.CatalogException:  # no test has failed in this warehouse yet
-        return []
+    return failing_weeks(conn, repo, [week]).get(week, [])
 
 
 def failing_weeks(
     conn: duckdb.DuckDBPyConnection, repo: str, weeks: list[date]
 ) -> dict[date, list[tuple[str, str, str]]]:
-    """`blocked_weeks` of many weeks of one repository in one query: {week: its failing tests
-    (model, test, example)} for the weeks that fail one."""
+    """The failing tests of many weeks of one repository, in one query: {week: its failing
+    tests (model, test, example), sorted} for the weeks that fail one."""
     try:
         rows = conn.execute(
             f"select week_start, model, test, example from {FAILURES} "
