@@ -142,17 +142,21 @@ def display_name(conn: duckdb.DuckDBPyConnection, repo: str) -> str:
 
 def load_week(conn: duckdb.DuckDBPyConnection, repo: str, week_start: date) -> WeekFacts:
     first = week_start - timedelta(weeks=HISTORY_WEEKS - 1)
-    # the week's summary and the chart's weeks before it, in one read
-    weeks = _rows(
+    # the week's summary, then only the counts of the chart's weeks: the other weeks' lists
+    # of structs cost more to read as Python values than a second query
+    summary = _rows(
         conn,
+        "select * from marts.fct_weekly_summary where repo = ? and week_start = ?",
+        [repo, week_start],
+    )
+    weeks = conn.execute(
         """
-        select * from marts.fct_weekly_summary
+        select week_start, merged_prs from marts.fct_weekly_summary
         where repo = ? and week_start between ? and ?
         order by week_start
         """,
         [repo, first, week_start],
-    )
-    summary = [w for w in weeks if w["week_start"] == week_start]
+    ).fetchall()
     columns, prs = _columns_and_rows(
         conn,
         """
@@ -205,9 +209,7 @@ def load_week(conn: duckdb.DuckDBPyConnection, repo: str, week_start: date) -> W
     areas_by_week: dict[date, dict[str, int]] = {}
     for week, area, count in per_area:
         areas_by_week.setdefault(week, {})[area] = count
-    history = [
-        (w["week_start"], w["merged_prs"], areas_by_week.get(w["week_start"], {})) for w in weeks
-    ]
+    history = [(week, prs, areas_by_week.get(week, {})) for week, prs in weeks]
 
     if not summary:
         raise WeekNotBuilt(f"the warehouse holds no week {week_start} of {repo}: build it first")

@@ -15,9 +15,12 @@ from __future__ import annotations
 import hashlib
 from contextlib import suppress
 from functools import cache
+from types import FunctionType, MethodType
 from typing import Any
 
 import jinja2
+import jinja2.runtime
+from markupsafe import Markup, _escape_inner, escape
 
 
 class _QuietCache(jinja2.FileSystemBytecodeCache):
@@ -48,12 +51,88 @@ def bytecode_cache(**options: Any) -> jinja2.BytecodeCache | None:
 _DICT_ATTRIBUTES = frozenset(dir(dict))
 
 
+# by function (a method's) or class (an instance's): whether Jinja passes it nothing
+_TAKES_NOTHING: dict[Any, bool] = {}
+
+
+def _callee(obj: Any) -> Any:
+    """What decides whether Jinja passes `obj` a context: its function, or its class while
+    the instance holds no `__call__` or `jinja_pass_arg` of its own; None: ask Jinja."""
+    kind = type(obj)
+    if kind is MethodType:
+        return obj.__func__
+    if kind is FunctionType:
+        return obj
+    own = getattr(obj, "__dict__", None)
+    if own is None or "__call__" in own or "jinja_pass_arg" in own:
+        return None
+    return kind
+
+
+def _takes_nothing(callee: Any) -> bool:
+    if isinstance(callee, type):  # an instance: Jinja looks at it and at its `__call__`
+        call = getattr(callee, "__call__", None)  # noqa: B004
+        return not hasattr(callee, "jinja_pass_arg") and not hasattr(call, "jinja_pass_arg")
+    return not hasattr(callee, "jinja_pass_arg")
+
+
+class _Context(jinja2.runtime.Context):
+    """Jinja's context, a call from a template made without Jinja's look for
+    `pass_context` and the like on every call (thousands a report): whether a callable wants
+    one is known from its function or class, the first time it is called."""
+
+    def call(__self, __obj: Any, *args: Any, **kwargs: Any) -> Any:
+        callee = _callee(__obj)
+        if callee is not None:
+            plain = _TAKES_NOTHING.get(callee)
+            if plain is None:
+                plain = _TAKES_NOTHING[callee] = _takes_nothing(callee)
+            if plain:
+                if kwargs:
+                    kwargs.pop("_block_vars", None)
+                    kwargs.pop("_loop_vars", None)
+                try:
+                    return __obj(*args, **kwargs)
+                except StopIteration:
+                    return __self.environment.undefined(
+                        "value was undefined because a callable raised a StopIteration exception"
+                    )
+        return super().call(__obj, *args, **kwargs)
+
+
+_new_str = str.__new__
+
+
+def _escape(value: Any) -> Markup:
+    """markupsafe's `escape`, a str or a Markup (every value a template prints) without
+    `Markup.__new__`'s look for `__html__`; the same text."""
+    kind = type(value)
+    if kind is str:
+        return _new_str(Markup, _escape_inner(value))
+    if kind is Markup:
+        return value
+    return escape(value)
+
+
+class _Template(jinja2.Template):
+    """A compiled template whose printed values are escaped by `_escape`."""
+
+    @classmethod
+    def _from_namespace(cls, environment: Any, namespace: Any, globals: Any) -> Any:
+        if "escape" in namespace:
+            namespace["escape"] = _escape
+        return super()._from_namespace(environment, namespace, globals)
+
+
 class _Environment(jinja2.Environment):
     """Jinja's environment, `row.name` on a plain dict looked up without raising first.
 
     Jinja tries the attribute, then the item: for a dict (every mart row a report reads) the
     attribute's AttributeError came first, thousands of times a report. The result is the
     same: a dict's own attributes still win, a missing key is still undefined."""
+
+    context_class = _Context
+    template_class = _Template
 
     def getattr(self, obj: Any, attribute: str) -> Any:
         if type(obj) is dict and attribute not in _DICT_ATTRIBUTES:

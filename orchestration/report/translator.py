@@ -14,7 +14,7 @@ from string import Formatter
 from typing import Any
 
 import yaml
-from markupsafe import Markup, escape
+from markupsafe import Markup, _escape_inner, escape
 
 from orchestration.config import I18N_DIR
 from orchestration.escaping import MdText, md_code, md_text
@@ -80,6 +80,11 @@ def safe_url(url: Any) -> str | None:
 _new_str = str.__new__
 
 
+def html_text(text: str) -> Markup:
+    """`escape(text)` for a str, without `Markup.__new__`'s look for `__html__`."""
+    return _new_str(Markup, _escape_inner(text)) if type(text) is str else escape(text)
+
+
 @lru_cache(maxsize=4096)
 def _escaped(template: str) -> str:
     """A vocabulary string as HTML (a report fills thousands of them)."""
@@ -97,23 +102,25 @@ class Translator:
         self.lang = lang
         self.fmt = fmt
         self.s = strings(lang)
+        self._html = fmt == "html"
+        self._safe_type = Markup if self._html else MdText  # what this format takes as done
 
     # --- escaping -------------------------------------------------------------------------
     def safe(self, text: str) -> str:
-        if self.fmt != "html":
-            return MdText(text)
-        # a str made Markup without `Markup.__new__`'s look for `__html__` (a str has none):
-        # a report makes about 10,000
-        return _new_str(Markup, text) if type(text) is str else Markup(text)
+        # a str made Markup (or MdText) without `Markup.__new__`'s look for `__html__` (a str
+        # has none): a report makes about 10,000
+        if type(text) is str:
+            return _new_str(self._safe_type, text)
+        return Markup(text) if self._html else MdText(text)
 
     def is_safe(self, value: Any) -> bool:
-        return isinstance(value, Markup if self.fmt == "html" else MdText)
+        return isinstance(value, self._safe_type)
 
     def esc(self, value: Any) -> str:
-        if self.is_safe(value):
+        if isinstance(value, self._safe_type):
             return value
-        if self.fmt == "html":
-            return escape(clean_text(value))
+        if self._html:
+            return html_text(clean_text(value))
         return MdText(md_inline(value))
 
     def strong(self, value: Any) -> str:
@@ -125,6 +132,13 @@ class Translator:
         return self.safe(f"<code>{inner}</code>") if self.fmt == "html" else md_code(value)
 
     def _value(self, value: Any) -> str:
+        kind = type(value)  # the common kinds first, by type (a report fills 5,000 values)
+        if kind is self._safe_type:
+            return value
+        if kind is str:
+            return self.esc(value)
+        if kind is int:
+            return self.num(value)
         if self.is_safe(value):
             return value
         if isinstance(value, bool):
@@ -136,8 +150,9 @@ class Translator:
         return self.esc(value)
 
     def fill(self, template: str, **values: Any) -> str:
-        base = _escaped(template) if self.fmt == "html" else template
-        return self.safe(base.format(**{k: self._value(v) for k, v in values.items()}))
+        base = _escaped(template) if self._html else template
+        value = self._value
+        return self.safe(base.format(**{k: value(v) for k, v in values.items()}))
 
     def __call__(self, _key: str, /, **values: Any) -> str:
         return self.fill(self.s[_key], **values)
@@ -181,6 +196,8 @@ class Translator:
 
     # --- numbers and dates --------------------------------------------------------------
     def num(self, value: Any, decimals: int | None = None) -> str:
+        if type(value) is int and decimals is None:
+            return _new_str(self._safe_type, f"{value:,}" if self.lang == "en" else str(value))
         if value is None:
             return self.safe(self.s["none"])
         if decimals is None and float(value).is_integer():

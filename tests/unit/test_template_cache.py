@@ -51,3 +51,56 @@ def test_a_cache_that_cannot_be_used_costs_the_compilation_only(tmp_path: Path) 
     (tmp_path / "not-a-folder").write_text("", encoding="utf-8")
     cache = _QuietCache(str(tmp_path / "not-a-folder"))
     assert _env(tmp_path / "t", cache).get_template("page.j2").render(x=2) == "2"
+
+
+class _Callable:
+    def __call__(self, x: int) -> str:
+        return f"<{x}>"
+
+
+class _WithContext:
+    @jinja2.pass_context
+    def __call__(self, context: jinja2.runtime.Context, x: int) -> str:
+        return f"{context['y']}{x}"
+
+
+def test_a_template_calls_each_kind_of_callable_as_jinja_does(tmp_path: Path) -> None:
+    """The context's own `call` skips Jinja's look for `pass_context` on callables known to
+    want none: those that want the context, the environment or the evaluation context still
+    get it, in a loop too, and a StopIteration is still undefined."""
+    (tmp_path / "page.j2").write_text(
+        "{% for i in [1] %}{{ plain(i) }} {{ obj(i) }} {{ ctx(i) }} {{ env_name(i) }} "
+        "{{ eval_auto(i) }} {{ bound(i) }} {{ with_context(i) }}{% endfor %} [{{ stop() }}]",
+        encoding="utf-8",
+    )
+    own = _Callable()
+    own.__call__ = lambda x: f"own {x}"  # an instance's own __call__ is not the class's
+
+    def stop() -> None:
+        raise StopIteration
+
+    values = {
+        "plain": lambda x: f"<{x}>",
+        "obj": own,
+        "ctx": jinja2.pass_context(lambda c, x: f"{c['y']}{x}"),
+        "env_name": jinja2.pass_environment(lambda e, x: f"{type(e).__name__}{x}"),
+        "eval_auto": jinja2.pass_eval_context(lambda e, x: f"{e.autoescape}{x}"),
+        "bound": _Callable().__call__,
+        "with_context": _WithContext(),
+        "stop": stop,
+        "y": "y",
+    }
+    env = environment(jinja2.FileSystemLoader(tmp_path), autoescape=True)
+    for _ in range(2):  # the second time from what the first call learnt
+        assert env.get_template("page.j2").render(**values) == (
+            "&lt;1&gt; &lt;1&gt; y1 _Environment1 True1 &lt;1&gt; y1 []"
+        )
+
+
+def test_printed_values_are_escaped_as_markupsafe_escapes_them(tmp_path: Path) -> None:
+    from markupsafe import Markup
+
+    (tmp_path / "page.j2").write_text("{{ a }}|{{ b }}|{{ c }}|{{ d }}", encoding="utf-8")
+    env = environment(jinja2.FileSystemLoader(tmp_path), autoescape=True)
+    page = env.get_template("page.j2").render(a="<'&\">", b=Markup("<i>"), c=3, d=None)
+    assert page == "&lt;&#39;&amp;&#34;&gt;|<i>|3|None"
