@@ -1,11 +1,12 @@
 {{ config(materialized='ephemeral') }}
 
--- Each PR's title cut into its parts: emoji, [tags], `type(scope)!:` prefix, tokens and the
--- fields read from them. A step of
--- int_pull_requests_classified, inlined where it is read.
+-- Each distinct title of the run's PRs cut into its parts, once however many PRs share it
+-- (four in ten repeat at scale): emoji, [tags], `type(scope)!:` prefix, tokens and the fields
+-- read from them. A step of int_pull_requests_classified (int_pull_request_typed joins it to
+-- the PRs), inlined where it is read.
 
-with prs as (
-    select * from {{ ref('stg_pull_requests') }}
+with titles as (
+    select distinct title from {{ ref('stg_pull_requests') }}
     {{ in_run_weeks() }}
 ),
 
@@ -13,13 +14,13 @@ with prs as (
 -- (the emoji are compared only with a title that opens with the first character of one)
 emoji_prefixes as (
     select
-        p.* exclude (plain_title),
+        p.title,
         nullif(regexp_extract(p.title, '^\s*:([a-z0-9_+-]+):', 1), '') as emoji_code,
         p.plain_title,
         case when list_contains(v.emoji_firsts, left(p.plain_title, 1)) or list_contains(v.emoji_firsts, '') then
             list_filter(v.emoji_types, lambda e: starts_with(p.plain_title, e.emoji))[1]
         end as emoji_match
-    from (select *, replace(ltrim(title), chr(65039), '') as plain_title from prs) p
+    from (select title, replace(ltrim(title), chr(65039), '') as plain_title from titles) p
     cross join {{ ref('int_pull_request_class_vocabulary') }} v
 ),
 
@@ -32,8 +33,7 @@ title_parts as (
             -- an emoji that is no gitmoji names no type: the title is read after it
             when regexp_matches(plain_title, '^\p{So}') then regexp_replace(plain_title, '^[\p{So}\x{200D}]+\s*', '')
             else title
-        end as parse_title,
-        list_transform(coalesce(labels, []), lambda l: lower(trim(l))) as label_names
+        end as parse_title
     from emoji_prefixes
 ),
 
@@ -90,8 +90,7 @@ title_fields as (
         lower(regexp_extract(trim(substr(rest, length(typed_prefix.prefix) + 1)), '^\W*[A-Za-z]+\W+([A-Za-z]+)', 1))
             as second_word,
         list_filter(regexp_split_to_array(lower(parse_title), '[\s,:;()\[\]"''`!]+'), lambda w: w <> '')
-            as title_tokens,
-        regexp_replace(lower(string_split(repo, '/')[2]), '[-_. ]', '', 'g') as repo_key
+            as title_tokens
     from title_prefixes
 )
 
