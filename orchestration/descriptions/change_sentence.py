@@ -43,6 +43,7 @@ _NO_WORDS: frozenset[str] = frozenset()
 _MODALS = word_set("may might can could would should will must")
 _ADVERBS = word_set("also now just further then additionally simply")
 _VAGUE = word_set("things thing following changes change stuff below above few several bunch items")
+_FILLER = STOPWORDS | _VAGUE  # no word of substance
 # between a subject and its verb: "We (now) add", "I've (also) unified", "We'll add"
 _BETWEEN = _ADVERBS | word_set("ve have has had ll will can d re m am are is hereby no longer")
 _NEGATION = word_set("don do doesn didn not never")
@@ -190,7 +191,7 @@ def classify(
         if head[-2:] == ["follow", "up"] or head[-1:] == ["followup"]:
             return None  # "Rust 1.75 update follow-up, ...": a pointer
     rest = toks[verb + 1 :] if verb is not None else toks[k:]
-    content = {t for t in rest if t not in STOPWORDS and t not in _VAGUE and not t.isdigit()}
+    content = {t for t in set(rest).difference(_FILLER) if not t.isdigit()}
     if len(content) < MIN_OBJECT:
         return None  # too little said ("This PR fixes those paths")
     if (

@@ -17,7 +17,7 @@ from orchestration.descriptions.caveat_details import details
 from orchestration.descriptions.caveats import breaking_tag, caveats
 from orchestration.descriptions.change_sentence import change_sentence, words_of_title
 from orchestration.descriptions.claims import impact_claims
-from orchestration.descriptions.markdown import MAX_BODY_CHARS, Doc, parse, words
+from orchestration.descriptions.markdown import MAX_BODY_CHARS, Doc, parse, tokens
 from orchestration.descriptions.vocabulary import Vocabulary, loaded, vocabulary
 from orchestration.text import strip_unsafe
 
@@ -61,7 +61,7 @@ _EMPTY = {
 }
 _NO_DOC = Doc([], [])
 # a line that is a commit trailer: a squash message of these alone says nothing
-_TRAILER = re.compile(r"(?:Co-authored-by|Signed-off-by):[^\n]*", re.IGNORECASE)
+_TRAILERS = re.compile(r"(?:\s|(?:Co-authored-by|Signed-off-by):[^\n]*+)*+", re.IGNORECASE)
 _FIGURE = re.compile(r"\d\s?(?:%|×|[xX]\b)|\d\s?(?:ms|s|min|h|[KMG]i?B)\s*(?:→|->|to\b)")
 
 
@@ -84,7 +84,7 @@ def describe(
     )
     claims, headline = impact_claims(doc, vocab, repo) if _FIGURE.search(text) else ([], None)
     # a caveat's sentence holds one of the caveat phrases' longest words (or the title's tag)
-    in_body = bool(doc.blocks) and not vocab.caveat_words.isdisjoint(words(text).split())
+    in_body = bool(doc.blocks) and not vocab.caveat_words.isdisjoint(tokens(text))
     in_title = title_may_say(title, vocab)
     found = (
         caveats(doc if in_body else _NO_DOC, title if in_title else "", vocab, repo)
@@ -113,7 +113,7 @@ def describe(
 
 def trailers_only(body: str) -> bool:
     """Is the description commit trailers and blank lines alone (a squash of co-authors)?"""
-    return not _TRAILER.sub("", body).strip()
+    return _TRAILERS.fullmatch(body) is not None
 
 
 def read_one(repo: str, title: str, title_words: str | None, body: str | None, vocab) -> dict:
@@ -127,7 +127,7 @@ def read_one(repo: str, title: str, title_words: str | None, body: str | None, v
 
 def title_may_say(title: str, vocab: Vocabulary) -> bool:
     """Could the title state a caveat (one of the caveat phrases' words, a breaking tag)?"""
-    return not vocab.caveat_words.isdisjoint(words(title).split()) or breaking_tag(title)
+    return not vocab.caveat_words.isdisjoint(tokens(title)) or breaking_tag(title)
 
 
 def read_description(

@@ -72,19 +72,32 @@ class Doc:
     blocks: list[Block]
 
 
-# every ASCII character but a letter or a digit becomes a space (and an ASCII letter its lower
-# case, in the table for ASCII text, which bytes.translate reads at C speed)
-_NOT_WORD = str.maketrans({chr(c): " " for c in range(128) if not chr(c).isalnum()})
+# every ASCII character but a letter or a digit becomes a space, and an ASCII letter its lower
+# case, in a table of bytes that bytes.translate reads at C speed; UTF-8 encodes any other
+# character in bytes >= 128 only, which stay as they are (other text is lowered first)
 _ASCII_WORD = bytes(
     (c | 0x20 if chr(c).isalpha() else c) if chr(c).isalnum() else 32 for c in range(128)
 ) + bytes(range(128, 256))
+
+
+def tokens(text: str) -> list[str]:
+    """The lower-case words of a text (`words(text).split()`, without joining them)."""
+    if text.isascii():
+        return text.encode().translate(_ASCII_WORD).decode().split()
+    return _lowered(text).split()
 
 
 def words(text: str) -> str:
     """Lower-case words joined by one space: what vocabularies are matched against."""
     if text.isascii():
         return b" ".join(text.encode().translate(_ASCII_WORD).split()).decode()
-    return " ".join(text.lower().translate(_NOT_WORD).split())
+    return " ".join(_lowered(text).split())
+
+
+def _lowered(text: str) -> str:
+    """Text of any characters lowered, ASCII characters but letters and digits as spaces."""
+    raw = text.lower().encode("utf-8", "surrogatepass")
+    return raw.translate(_ASCII_WORD).decode("utf-8", "surrogatepass")
 
 
 def _cells(row: str) -> list[str]:

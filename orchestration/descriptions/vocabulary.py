@@ -70,12 +70,13 @@ class Vocabulary:
         by_key = self.key_signals
         if len(hits) == 1:
             return by_key[hits.pop()]
-        union = self.union_cache.get(frozenset(hits))
+        key = frozenset(hits)
+        union = self.union_cache.get(key)
         if union is None:
             union = frozenset().union(*(by_key[w] for w in hits))
             if len(self.union_cache) > 100_000:
                 self.union_cache.clear()
-            self.union_cache[frozenset(hits)] = union
+            self.union_cache[key] = union
         return union
 
     def found(

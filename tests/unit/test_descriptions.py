@@ -361,8 +361,21 @@ def test_commit_trailers_alone_are_no_description_but_the_title_still_counts() -
 
 
 def test_words_read_ascii_and_other_text_alike() -> None:
-    from orchestration.descriptions.markdown import words
+    from orchestration.descriptions.markdown import tokens, words
 
     assert words("Fix `FSDP2`-sharded I/O, (v1.2)!") == "fix fsdp2 sharded i o v1 2"
     # only ASCII marks part words: other text keeps its letters and its punctuation
     assert words("Ünïcode stays: naïve Café—x") == "ünïcode stays naïve café—x"
+    # any whitespace parts words; a lone surrogate is kept as it is
+    assert words("A\u00a0B\u3000c_D\ud800e") == "a b c d\ud800e"
+    assert tokens("Ünïcode stays: naïve_x") == ["ünïcode", "stays", "naïve", "x"]
+    assert tokens("Fix I/O") == ["fix", "i", "o"]
+
+
+def test_trailers_only() -> None:
+    from orchestration.descriptions.function import trailers_only
+
+    assert trailers_only("Co-authored-by: A <a@x.org>\n \nsigned-off-by: B\n")
+    assert trailers_only(" \n\t")
+    assert not trailers_only("Co-authored-by: A\nFixes the cache")
+    assert not trailers_only("Thanks! Co-authored-by: A")
