@@ -18,7 +18,7 @@ from orchestration.extract.history import history_weeks, rebuild_scope
 from orchestration.narrative.report import load_narrative
 from orchestration.report.editions import Edition
 from orchestration.report.publisher import ReportPublisher
-from orchestration.report.queries import load_week
+from orchestration.report.queries import WeekReader
 from orchestration.report.render import (
     appendix_name,
     chart_name,
@@ -44,15 +44,16 @@ def write_week(
     only_changed: bool = False,
     publisher: ReportPublisher | None = None,
     record: RenderRecord | None = None,
+    reader: WeekReader | None = None,
 ) -> dict[str, tuple[Location, int, str]]:
     """Render one week and write its files (with `only_changed`, those whose text differs from
     the file's); {file name: (path, bytes, text)} of the files written. With `publisher`, the
     report carries its notes (completeness, corrections, links) and is recorded as an edition.
     With `record`, a week whose inputs are those of its files is kept as it is (nothing
-    written)."""
+    written). `reader` reads the week with the others it was given (a run's)."""
     folder = join(reports_dir, repo_slug(repo))
     notes = publisher.notes(conn, repo, week) if publisher else None
-    facts = load_week(conn, repo, week)
+    facts = (reader or WeekReader(conn, []))(repo, week)
     facts.narrative = load_narrative(conn, repo, week)  # None without a language model
     if record is not None and record.unchanged(conn, folder, repo, facts, notes):
         return {}
@@ -141,12 +142,17 @@ def write_reports(settings: Settings, scopes: list[RunScope], say: Say | None = 
         if failed := blocked_weeks(conn, repo, week):  # keep its previous report
             out.blocked.append(blocked_reason(repo, week, failed))
             return
-        changed = write_week(conn, settings.reports_dir, repo, week, True, publisher, record)
+        changed = write_week(
+            conn, settings.reports_dir, repo, week, True, publisher, record, reader
+        )
         if changed:
             out.refreshed.append(f"{repo} {week}")
             out.written.extend((path, size) for path, size, _ in changed.values())
 
     with connect(settings.warehouse_path, read_only=True, on_wait=say) as conn:
+        # the run's weeks read a few dozen at a time, in the order they are rendered
+        run_weeks = [(s.repo, w) for s in scopes for w in weeks_between(s.start_week, s.end_week)]
+        reader = WeekReader(conn, run_weeks)
         for scope in scopes:
             weeks = weeks_between(scope.start_week, scope.end_week)
             rebuilt = rebuild_scope(scope, settings.lake_dir, history_weeks())
@@ -161,7 +167,13 @@ def write_reports(settings: Settings, scopes: list[RunScope], say: Say | None = 
                     out.blocked.append(blocked_reason(scope.repo, week, failed))
                     continue
                 week_files = write_week(
-                    conn, settings.reports_dir, scope.repo, week, publisher=publisher, record=record
+                    conn,
+                    settings.reports_dir,
+                    scope.repo,
+                    week,
+                    publisher=publisher,
+                    record=record,
+                    reader=reader,
                 )
                 for name, (path, size, text) in week_files.items():
                     out.written.append((path, size))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import duckdb
 
-from orchestration.report.queries import load_week
+from orchestration.report.queries import WeekReader, load_week, load_weeks
 from orchestration.report.render import render_week
 from orchestration.report.translator import md_inline
 from tests.unit.test_facts_support import FLAGS, query
@@ -105,3 +105,36 @@ def test_each_risk_flag_is_one_seed_row_and_one_sql_entry(sample_home: Path) -> 
     assert [method.index(f"(`{f}`)") for f in FLAGS] == sorted(
         method.index(f"(`{f}`)") for f in FLAGS
     )
+
+
+def _shape(facts) -> list:
+    """The facts with each row's column order, which a template or the digest may see."""
+    rows = [facts.summary, *facts.prs, *facts.risks, *facts.trends, *facts.topics]
+    return [facts, [list(row) for row in [*rows, *facts.stories]]]
+
+
+def test_weeks_read_together_are_read_as_each_alone(sample_home: Path) -> None:
+    """A run reads its weeks a few dozen at a time: every week's facts (rows, their order and
+    their columns' order) are those it reads alone; a week not built is left out, or raises
+    when read alone."""
+    from datetime import date
+
+    from orchestration.report.queries import WeekNotBuilt
+
+    pairs = query(sample_home, "select repo, week_start from marts.fct_weekly_summary order by 2")
+    assert len(pairs) >= 4
+    missing = (REPO, date(2001, 1, 1))
+    with duckdb.connect(str(sample_home / "warehouse.duckdb"), read_only=True) as conn:
+        alone = {pair: load_week(conn, *pair) for pair in pairs}
+        together = load_weeks(conn, [*pairs, missing])
+        reader = WeekReader(conn, [*reversed(pairs), missing], chunk=3)
+        read = {pair: reader(*pair) for pair in pairs}
+        try:
+            reader(*missing)
+            raise AssertionError("a week not built was read")
+        except WeekNotBuilt:
+            pass
+    assert list(together) == pairs
+    for pair in pairs:
+        assert _shape(together[pair]) == _shape(alone[pair]), pair
+        assert _shape(read[pair]) == _shape(alone[pair]), pair
