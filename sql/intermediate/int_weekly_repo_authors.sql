@@ -8,7 +8,7 @@
 -- the week's PRs; a PR twice in a week (a key a data test has failed on: its week is not
 -- reported) is read once, as the joins below would multiply it with itself
 with week_prs as (
-    select * from {{ ref('fct_pull_requests') }}
+    select repo, week_start, number, author, title, url, merged_at from {{ ref('fct_pull_requests') }}
     {{ in_run_weeks() }}
     qualify row_number() over (partition by repo, week_start, number) = 1
 ),

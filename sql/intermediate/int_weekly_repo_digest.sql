@@ -31,7 +31,8 @@ summary as (
 -- (a key a data test has failed on: its week is not reported) is read once, as the joins
 -- below would multiply it with itself
 scale_prs as (
-    select * from {{ ref('fct_pull_requests') }}
+    select repo, week_start, number, importance, is_key, is_release, title, url, headline_claim, caveats
+    from {{ ref('fct_pull_requests') }}
     {{ in_run_weeks(back="(select key_weeks - 1 from key_settings)") }}
     qualify row_number() over (partition by repo, week_start, number) = 1
 ),

@@ -34,21 +34,29 @@ chain_numbers as (
     select repo, root, number from reverts semi join roots using (repo, root)
 ),
 
--- a PR's title with reland words and everything but letters and digits left out
-title_keys as (
-    select p.repo, p.number, regexp_replace(lower(p.title), '[^a-z0-9]+', '', 'g') as title_key
-    from {{ ref('int_weekly_story_prs') }} p
-    union
+-- a PR's title with reland words and everything but letters and digits left out (worked out
+-- once per distinct title)
+keys_of_titles as (
+    select title, regexp_replace(lower(title), '[^a-z0-9]+', '', 'g') as title_key
+    from (select distinct title from {{ ref('int_weekly_story_prs') }} p) d
+    union all
     select
-        repo, number,
+        title,
         regexp_replace(array_to_string(list_filter(words, lambda x: not list_contains(reland_words, x)), ''),
             '[^a-z0-9]+', '', 'g')
     from (
-        select p.repo, p.number, regexp_split_to_array(lower(p.title), '[^a-z0-9-]+') as words, w.reland_words
-        from {{ ref('int_weekly_story_prs') }} p
+        select d.title, regexp_split_to_array(lower(d.title), '[^a-z0-9-]+') as words, w.reland_words
+        from (select distinct title from {{ ref('int_weekly_story_prs') }} p) d
         cross join {{ ref('int_weekly_story_words') }} w
     ) t
     where list_has_any(words, reland_words)
+),
+
+title_keys as (
+    select distinct p.repo, p.number, k.title_key
+    from {{ ref('int_weekly_story_prs') }} p
+    join keys_of_titles k on k.title is not distinct from p.title
+    where k.title_key in (select root_key from roots)  -- only a reverted PR's key is looked up
 ),
 
 relands as (

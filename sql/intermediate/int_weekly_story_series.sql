@@ -5,13 +5,20 @@
 -- int_weekly_story_candidates, inlined where it is read.
 
 -- --- [i/N] series -------------------------------------------------------------------------
-with recursive markers as (
+-- the titles with a marker, each distinct title read once
+with recursive marked_titles as (
     select
-        repo, week_start, number, author,
+        title,
         regexp_extract(title, '(?i)^(.*?)[\s,:;-]*(?:[\[(]\s*\d+\s*/\s*(?:\d+|n)\s*[\])]|\bpart\s*\d+)', 1) as before,
         lower(regexp_extract(title, '(?i)[\[(]\s*\d+\s*/\s*(\d+|n)\s*[\])]|\bpart\s*\d+\s*of\s*(\d+)', 1)) as total
-    from {{ ref('int_weekly_story_prs') }} prs
+    from (select distinct title from {{ ref('int_weekly_story_prs') }} prs) d
     where regexp_matches(title, '(?i)[\[(]\s*\d+\s*/\s*(\d+|n)\s*[\])]|\bpart\s*\d+\b')
+),
+
+markers as (
+    select p.repo, p.week_start, p.number, p.author, t.before, t.total
+    from {{ ref('int_weekly_story_prs') }} p
+    join marked_titles t on t.title = p.title
 ),
 
 marker_keys as (
