@@ -23,11 +23,9 @@
 -- area is named below a folder of kind `catch_all` (utils/, misc/): a helper, whose lines weigh
 -- `helper_area_weight` in placing a PR.
 --
--- Its steps, inlined here (ephemeral): int_pull_request_file_words (the words it classifies
--- paths with) and int_pull_request_file_containers (the folders that are containers by the data).
+-- Its steps, inlined (ephemeral): int_pull_request_file_words, int_pull_request_file_containers.
 
--- read twice (the distinct paths, the changes): scanning the table again costs less than the
--- copy of all its rows that DuckDB keeps for a CTE used twice
+-- read twice (the distinct paths, the changes): a scan costs less than a CTE's copy of its rows
 with files as not materialized (
     select * from {{ ref('stg_pull_request_files') }}
     {{ in_run_weeks() }}
@@ -38,16 +36,15 @@ layout_words as (
     select * from {{ ref('int_pull_request_file_words') }}
 ),
 
--- Everything below depends only on the repository and the path, so each path is classified
--- once, not once per PR that changed it (a file is changed by many PRs: five times fewer
--- paths than changes at scale, six times fewer in verl's history).
+-- Everything below depends only on the repository and the path, most of it on the path alone:
+-- each is classified once, not once per PR that changed it (six times fewer paths than changes
+-- in verl's history) nor per repository sharing it (README.md, .github/workflows/ci.yml).
 paths as (
     select distinct repo, path from files
 ),
 
-kinds as (
+path_kinds as (
     select
-        p.repo,
         p.path,
         regexp_matches(p.path, '(^|/)(tests?|testing|__tests__)/|(^|/)test_[^/]*$|_test\.[a-z]+$|\.(test|spec)\.[a-z]+$|(^|/)conftest\.py$') as is_test,
         -- documentation: its folder and its code samples (`docs_src/`), text files, and the
@@ -89,9 +86,30 @@ kinds as (
             as keys,
         -- the words between `/._-`
         list_filter(string_split(replace(replace(replace(lower(p.path), '.', '/'), '_', '/'), '-', '/'), '/'),
-            lambda x: x <> '') as words,
-        string_split(p.repo, '/')[2] as repo_name
+            lambda x: x <> '') as words
+    from (select distinct path from paths) p
+),
+
+path_names as (
+    select
+        k.*,
+        list_has_any(k.keys[1:-2], lw.fixture_folders) as is_fixture,
+        list_filter(k.words, lambda w: list_contains(lw.hardware_words, w))[1] as hardware_word,
+        -- what a title's module can name: the folders and the file's name without its
+        -- extension as written (lower case) and their words between slashes, then each without
+        -- `-_. ` between colons (`/trainer/async_grpo/loop/trainer/async/grpo/loop/:trainer:asyncgrpo:loop:`)
+        '/' || array_to_string(k.segments[1:-2] || [regexp_replace(k.segments[-1], '\.[^.]*$', '')], '/')
+            || '/' || array_to_string(k.words, '/') || '/:' || array_to_string(k.keys[1:-2]
+                || [replace(replace(replace(replace(regexp_replace(k.segments[-1], '\.[^.]*$', ''),
+                    '-', ''), '_', ''), '.', ''), ' ', '')], ':') || ':' as path_key
+    from path_kinds k
+    cross join layout_words lw
+),
+
+kinds as (
+    select p.repo, k.*, string_split(p.repo, '/')[2] as repo_name
     from paths p
+    join path_names k using (path)
 ),
 
 -- for each folder of the path, from the top, whether it is a container
@@ -108,8 +126,7 @@ layouts as (
             or (ends_with(k.keys[i], k.repo_name)
                 and list_contains(w.languages, left(k.keys[i], length(k.keys[i]) - length(k.repo_name))))
             or list_contains(coalesce(d.folders, []), array_to_string(k.segments[1:i], '/'))
-        ) as is_container,
-        list_has_any(k.keys[1:-2], w.fixture_folders) as is_fixture
+        ) as is_container
     from kinds k
     cross join layout_words w
     left join {{ ref('int_pull_request_file_containers') }} d using (repo)
@@ -188,14 +205,8 @@ classified as (
             as is_helper,
         k.is_fixture,
         c.core_prefix as configured_core_prefix,
-        list_filter(k.words, lambda w: list_contains(lw.hardware_words, w))[1] as hardware_word,
-        -- what a title's module can name: the folders and the file's name without its
-        -- extension as written (lower case) and their words between slashes, then each without
-        -- `-_. ` between colons (`/trainer/async_grpo/loop/trainer/async/grpo/loop/:trainer:asyncgrpo:loop:`)
-        '/' || array_to_string(k.segments[1:-2] || [regexp_replace(k.segments[-1], '\.[^.]*$', '')], '/')
-            || '/' || array_to_string(k.words, '/') || '/:' || array_to_string(k.keys[1:-2]
-                || [replace(replace(replace(replace(regexp_replace(k.segments[-1], '\.[^.]*$', ''),
-                    '-', ''), '_', ''), '.', ''), ' ', '')], ':') || ':' as path_key
+        k.hardware_word,
+        k.path_key
     from layouts k
     cross join layout_words lw
     left join ruled r using (repo, path)

@@ -38,7 +38,10 @@ key_threshold as (
 
 -- the topics a PR serves, in the order of seeds/topics.csv
 pr_topics as (
-    select repo, week_start, number, list(topic order by topic_position, topic) as topics
+    -- sorted as structs (position, topic): an ordered aggregate sorts each PR's rows apart
+    select
+        repo, week_start, number,
+        list_transform(list_sort(list({'position': topic_position, 'topic': topic})), lambda x: x.topic) as topics
     from {{ ref('int_pull_request_topics') }}
     {{ in_run_weeks(back=key_back) }}
     group by repo, week_start, number
@@ -140,22 +143,28 @@ week_thresholds as (
             w.week_start,
             w.week_leaders,
             w.week_top,
-            least(t.weight, greatest(s.key_floor, p.window_percentile)) as percentile_threshold,
-            w.week_prs >= s.key_min_week_prs
-                and w.week_top < least(t.weight, greatest(s.key_floor, p.window_percentile)) as lowered,
+            least(w.weight, greatest(w.key_floor, w.window_percentile)) as percentile_threshold,
+            w.week_prs >= w.key_min_week_prs
+                and w.week_top < least(w.weight, greatest(w.key_floor, w.window_percentile)) as lowered,
             case
-                when p.window_percentile >= t.weight then 'ceiling'
-                when p.window_percentile < s.key_floor then 'floor'
+                when w.window_percentile >= w.weight then 'ceiling'
+                when w.window_percentile < w.key_floor then 'floor'
                 else 'percentile'
             end as percentile_rule
-        from week_windows w
-        cross join key_settings s
-        cross join key_threshold t
-        cross join lateral (
-            select w.window_importances[
-                greatest(1, cast(ceil(s.key_percentile * len(w.window_importances)) as integer))
-            ] as window_percentile
-        ) p
+        -- the percentile a column of the row: a lateral subquery was joined back to the weeks
+        from (
+            select
+                w.*,
+                t.weight,
+                s.key_floor,
+                s.key_min_week_prs,
+                w.window_importances[
+                    greatest(1, cast(ceil(s.key_percentile * len(w.window_importances)) as integer))
+                ] as window_percentile
+            from week_windows w
+            cross join key_settings s
+            cross join key_threshold t
+        ) w
     ) k
 )
 
