@@ -120,7 +120,7 @@ def caveats(doc: Doc, title: str, vocab: Vocabulary, repo: str) -> list[dict]:
         for j, s in enumerate(found):
             if len(s.toks) < 3 or s.present.isdisjoint(CAVEAT_SIGNALS):
                 continue
-            if vocab.found("caveat_negation", s.words, s.present):
+            if vocab.found("caveat_negation", s.words, s.present, s.toks):
                 continue
             kinds = _kinds(s.text, s.words, vocab, s.present)
             if not kinds:

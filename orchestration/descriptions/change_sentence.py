@@ -174,7 +174,7 @@ def classify(
     if (
         "template_prompt_start" in opening
         or "summary_pointer" in opening
-        or ("template_prompt" in present and vocab.found("template_prompt", w))
+        or ("template_prompt" in present and vocab.found("template_prompt", w, toks=s.toks))
     ):
         return None
     if "[" in text and _PLACEHOLDER.search(text):
@@ -197,7 +197,7 @@ def classify(
     if (
         verb is None
         and "summary_motivation" in present
-        and vocab.found("summary_motivation", w)
+        and vocab.found("summary_motivation", w, toks=s.toks)
         and not _concludes(text, vocab)
     ):
         return None
@@ -220,17 +220,17 @@ def classify(
         new == MIN_NEW - 1 and verb is not None and _verbless(title_words, vocab)
     ):
         return None  # the title again (with at most a word more)
-    if "state_before" in present and vocab.found("state_before", w):
+    if "state_before" in present and vocab.found("state_before", w, toks=s.toks):
         return None  # how things were ("We already support ...")
     if verb is not None and not (toks[verb].endswith("ing") and _MODALS.intersection(toks)):
         # a change to the tests is what the PR does only when nothing else is said
-        if ("test_words" in present and vocab.found("test_words", w)) and vocab.found(
+        if ("test_words" in present and vocab.found("test_words", w, toks=s.toks)) and vocab.found(
             "test_words", " ".join(toks[verb + 1 : verb + 2 + TEST_REACH])
         ):
             return "tests"
         return "subject_verb" if subject else "imperative"
     if verb is not None and (
-        "summary_motivation" in present and vocab.found("summary_motivation", w)
+        "summary_motivation" in present and vocab.found("summary_motivation", w, toks=s.toks)
     ):
         return None
     if "now" in toks[1:-1]:

@@ -63,7 +63,7 @@ class Block:
     checked: bool = False  # a box: ticked
     loose: bool = False  # a blank line comes before it (a squash message's `* subject` list)
     rows: list[list[str]] | None = None  # a table: rows of raw cells, header first
-    cache: list | None = None  # its sentences, once split (sentences.sentences)
+    cache: tuple | None = None  # its sentences, once split (sentences.sentences)
 
 
 @dataclass(slots=True)

@@ -68,11 +68,11 @@ def list_lead(doc: Doc, index: int, repo: str, vocab: Vocabulary, seen: dict[int
     )
     if said:
         last = said[-1]
-        if vocab.found("change_lead", last.words, last.present):
+        if vocab.found("change_lead", last.words, last.present, last.toks):
             kind = "changes"
         elif last.text.endswith(":") and (
-            vocab.found("summary_motivation", last.words, last.present)
-            or vocab.found("state_before", last.words, last.present)
+            vocab.found("summary_motivation", last.words, last.present, last.toks)
+            or vocab.found("state_before", last.words, last.present, last.toks)
         ):
             kind = "motivation"
         elif last.toks and last.toks[-1] in _CUT and last.text[-1:].isalnum():

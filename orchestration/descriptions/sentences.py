@@ -17,6 +17,11 @@ _ABBREVIATION = re.compile(
 )
 
 
+# blocks whose texts repeat from one description to the next (a template's checklist and its
+# quoted instructions): their sentences are kept by text; prose and items mostly do not repeat
+_REPEATED = frozenset(("box", "quote"))
+
+
 @dataclass(slots=True)
 class Sentence:
     text: str  # as a reader sees it (markdown.plain)
@@ -48,13 +53,26 @@ def split(text: str, repo: str) -> list[str]:
     return out
 
 
-def sentences(block: Block, repo: str, vocab: Vocabulary) -> list[Sentence]:
-    """The block's sentences (split on first use, then kept on the block)."""
+def sentences(block: Block, repo: str, vocab: Vocabulary) -> tuple[Sentence, ...]:
+    """The block's sentences (split on first use, then kept on the block). A text seen before
+    (a template's line, a checklist's box) is split once per process: its sentences depend on
+    the repository only through a link (`markdown.plain`)."""
     if block.cache is None:
-        found = []
-        for text in split(block.text, repo):
-            w = words(text)
-            toks = w.split()
-            found.append(Sentence(text, w, toks, vocab.signals(toks)))
+        text = block.text
+        kept = block.kind in _REPEATED
+        key = (text, repo) if "://" in text else text
+        seen = vocab.sentence_cache
+        found = seen.get(key) if kept else None
+        if found is None:
+            found = []
+            for piece in split(text, repo):
+                w = words(piece)
+                toks = w.split()
+                found.append(Sentence(piece, w, toks, vocab.signals(toks)))
+            found = tuple(found)
+            if kept:
+                if len(seen) > 20_000:
+                    seen.clear()
+                seen[key] = found
         block.cache = found
     return block.cache

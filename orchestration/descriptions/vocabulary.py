@@ -50,6 +50,7 @@ class Vocabulary:
     key_words: dict[str, frozenset[str]]  # signal -> each phrase's longest word
     index: dict[str, dict[str, tuple[str, ...]]]  # signal -> a longest word -> its phrases
     key_signals: dict[str, frozenset[str]]  # a longest word -> the signals it is one of
+    key_set: frozenset[str]  # the words of key_signals
     # a metric's words (" word word ") -> (its name, its group, `higher` or `lower` is better)
     metrics: dict[str, tuple[str, str, str]]
     caveat_words: frozenset[str]  # see CAVEAT_SIGNALS
@@ -57,6 +58,7 @@ class Vocabulary:
     # is_verb's and signals' answers: words and their sets repeat from one description to the next
     verb_cache: dict[str, bool]
     union_cache: dict[frozenset[str], frozenset[str]]
+    sentence_cache: dict  # a block's text -> its sentences (sentences.sentences)
 
     def get(self, signal: str) -> tuple[str, ...]:
         return self.phrases.get(signal, ())
@@ -64,42 +66,50 @@ class Vocabulary:
     def signals(self, tokens: list[str]) -> frozenset[str]:
         """The signals one of whose phrases' longest word is among the words (a text's words
         split): the only ones `found` can find in them."""
-        hits = self.key_signals.keys() & tokens
+        hits = self.key_set.intersection(tokens)
         if not hits:
             return _NONE
         by_key = self.key_signals
         if len(hits) == 1:
-            return by_key[hits.pop()]
-        key = frozenset(hits)
-        union = self.union_cache.get(key)
+            return by_key[next(iter(hits))]
+        union = self.union_cache.get(hits)
         if union is None:
             union = frozenset().union(*(by_key[w] for w in hits))
             if len(self.union_cache) > 100_000:
                 self.union_cache.clear()
-            self.union_cache[key] = union
+            self.union_cache[hits] = union
         return union
 
     def found(
-        self, signal: str, text_words: str, present: frozenset[str] | None = None
+        self,
+        signal: str,
+        text_words: str,
+        present: frozenset[str] | None = None,
+        toks: list[str] | None = None,
     ) -> str | None:
         """The earliest of the signal's phrases in ` text_words ` (longest first at a tie);
-        `present` (from `signals`) skips a signal that cannot be there."""
+        `present` (from `signals`) skips a signal that cannot be there, and `toks` are the
+        words split, when the caller has them."""
         if present is not None and signal not in present:
             return None
         first = self.key_words.get(signal)
         if not first:
             return None
-        hits = first.intersection(text_words.split())
+        hits = first.intersection(text_words.split() if toks is None else toks)
         if not hits:
             return None
         index = self.index[signal]
         padded = f" {text_words} "
-        best: tuple[int, int, str] | None = None
-        for phrase in (p for word in hits for p in index[word]):
-            at = padded.find(phrase)
-            if at >= 0 and (best is None or (at, -len(phrase)) < best[:2]):
-                best = (at, -len(phrase), phrase)
-        return best[2].strip() if best else None
+        best = None
+        best_at = 0
+        for word in hits:
+            for phrase in index[word]:
+                at = padded.find(phrase)
+                if at >= 0 and (
+                    best is None or at < best_at or (at == best_at and len(phrase) > len(best))
+                ):
+                    best, best_at = phrase, at
+        return best.strip() if best is not None else None
 
     def starts(self, signal: str, text_words: str) -> str | None:
         """The longest of the signal's phrases that ` text_words ` starts with."""
@@ -199,6 +209,7 @@ def vocabulary(text: str | None) -> Vocabulary:
             (verbs if signal == "change_verb" else not_verbs).add(normal.replace(" ", ""))
         else:
             phrases.setdefault(signal, []).append(f" {normal} ")
+    key_signals = _key_signals(phrases)
     return Vocabulary(
         {s: tuple(sorted(set(p), key=lambda x: (-len(x), x))) for s, p in phrases.items()},
         frozenset(verbs - not_verbs),
@@ -206,10 +217,12 @@ def vocabulary(text: str | None) -> Vocabulary:
         {s: _by(p, lambda x: x.split()[0]) for s, p in phrases.items()},
         {s: frozenset(_key(x) for x in p) for s, p in phrases.items()},
         {s: _by(p, _key) for s, p in phrases.items()},
-        _key_signals(phrases),
+        key_signals,
+        frozenset(key_signals),
         metrics,
         frozenset(_key(p) for s in CAVEAT_SIGNALS for p in phrases.get(s, ())) | {"default"},
         _openers(phrases),
+        {},
         {},
         {},
     )

@@ -38,13 +38,14 @@ with stripped as (
 joined as (
     select
         *,
+        string_split(norm_text, chr(10)) as raw_norms,
         -- the description's words, to decide which signals to look for
-        string_split(array_to_string(raw_norms, ' '), ' ') as body_words
+        string_split(replace(norm_text, chr(10), ' '), ' ') as body_words
     from (
     select
         repo, week_start, number, body, title_hardware_word, title_severity_phrase,
         string_split(joined_text, chr(10)) as raw_lines,
-        string_split(regexp_replace(lower(joined_text), '[^a-z0-9\n]+', ' ', 'g'), chr(10)) as raw_norms
+        regexp_replace(lower(joined_text), '[^a-z0-9\n]+', ' ', 'g') as norm_text
     from (
         select
             repo, week_start, number, body, title_hardware_word, title_severity_phrase,
@@ -61,10 +62,7 @@ joined as (
 segmented as (
     select
         j.repo, j.week_start, j.number, j.body, j.title_hardware_word, j.title_severity_phrase,
-        list_filter(
-            list_transform(j.raw_lines, lambda x, i: {'text': x, 'norm': ' ' || trim(j.raw_norms[i]) || ' '}),  -- noqa: LT01
-            lambda l: trim(l.text) <> '' and not starts_with(ltrim(l.text), '>')
-        ) as kept,
+        j.raw_lines, j.raw_norms,
         contains(j.body, '[ ]') or contains(j.body, '[x]') or contains(j.body, '[X]') as has_boxes,
         len(list_filter(['test', 'tests', 'testing', 'tested', 'untested', 'verification'],
             lambda w: list_contains(j.body_words, w))) > 0 as has_test,
@@ -78,9 +76,12 @@ segmented as (
 -- each kept line with its position, and whether it is a heading or a checklist box (' ', 'x')
 lines as (
     select
-        s.* exclude (kept),
+        s.* exclude (raw_lines, raw_norms),
         case when s.has_boxes or s.has_test or s.has_hardware or s.has_severity or s.has_breaking then
-            list_transform(s.kept, lambda l, i: {
+            list_transform(list_filter(
+                list_transform(s.raw_lines, lambda x, i: {'text': x, 'norm': ' ' || trim(s.raw_norms[i]) || ' '}),  -- noqa: LT01
+                lambda l: trim(l.text) <> '' and not starts_with(ltrim(l.text), '>')
+            ), lambda l, i: {
                 'i': i,
                 'text': l.text,
                 'norm': l.norm,
