@@ -129,16 +129,18 @@ ranked as (
     left join week_prs l on l.repo = i.repo and l.week_start = i.week_start and l.number = i.lead_number
 ),
 
+-- in repo_rank order: sorting the list by its unique rank first is the same order, and far
+-- cheaper than an ordered aggregate over 100,000 weeks (14 s at a million PRs)
 story_lists as (
     select
         repo,
         week_start,
-        list({
+        list_transform(list_sort(list({'rank': repo_rank, 'story': {
             'story_id': item_id, 'kind': kind, 'title_en': title_en, 'title_zh': title_zh, 'numbers': numbers,
             'lead_number': lead_number, 'lead_title': lead_title, 'lead_url': lead_url, 'lead_claim': lead_claim,
             'lead_caveat': lead_caveat, 'is_release': is_release, 'worth': cast(worth as double),
             'importance_percentile': importance_percentile, 'scale_prs': scale_prs, 'repo_rank': repo_rank
-        } order by repo_rank) as stories
+        }})), lambda x: x.story) as stories
     from ranked
     group by all
 ),
