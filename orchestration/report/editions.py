@@ -67,6 +67,19 @@ def week_facts(conn: duckdb.DuckDBPyConnection, repo: str, week: date) -> dict[s
         """,
         [repo, week],
     ).fetchall()
+    return _answered(rows)
+
+
+def week_facts_of(prs: list[dict]) -> dict[str, dict]:
+    """`week_facts` from the week's rows of fct_pull_requests as the report read them."""
+    rows = sorted(
+        (p["number"], p["title"], p["importance"], p["risk_flags"] or [], p["reverted_by"] or [])
+        for p in prs
+    )
+    return _answered(rows)
+
+
+def _answered(rows: list[tuple]) -> dict[str, dict]:
     return {
         str(number): {
             "title": title,

@@ -15,7 +15,13 @@ import duckdb
 from orchestration.config import LANGUAGES, Settings
 from orchestration.report.completeness import github_count
 from orchestration.report.edition_book import Correction, EditionBook
-from orchestration.report.editions import Edition, read_editions, save_editions, week_facts
+from orchestration.report.editions import (
+    Edition,
+    read_editions,
+    save_editions,
+    week_facts,
+    week_facts_of,
+)
 from orchestration.report.files import reported_weeks
 from orchestration.report.notes import WeekNotes
 
@@ -39,10 +45,13 @@ class ReportPublisher:
             self.weeks[repo] = set(reported_weeks(self.settings.reports_dir, repo))
         self.weeks[repo] |= set(weeks)
 
-    def notes(self, conn: duckdb.DuckDBPyConnection, repo: str, week: date) -> WeekNotes:
+    def notes(
+        self, conn: duckdb.DuckDBPyConnection, repo: str, week: date, prs: list[dict] | None = None
+    ) -> WeekNotes:
+        """The week's notes; `prs`, the week's rows of fct_pull_requests when already read."""
         self.plan(conn, repo, [week])
         book, now = self.books[repo], self.clock()
-        facts = week_facts(conn, repo, week)
+        facts = week_facts(conn, repo, week) if prs is None else week_facts_of(prs)
         correction = book.correction(week, facts, now)
         self._pending[(repo, week)] = (facts, correction, now)
         weeks = sorted(self.weeks[repo])

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import duckdb
 
-from orchestration.report.write import weeks_to_refresh
+from orchestration.report.write import refresh_candidates, weeks_to_refresh
 from orchestration.run_scope import RunScope
 
 REPO = "acme/rocket"
@@ -53,3 +53,13 @@ def test_the_earlier_weeks_a_run_reverts_or_follows_up_and_the_later_weeks(
     scope = RunScope(REPO, WEEK[5], WEEK[5])
     rebuilt = RunScope(REPO, WEEK[5], WEEK[6])
     assert weeks_to_refresh(conn, tmp_path, scope, rebuilt) == [WEEK[0], WEEK[1], WEEK[6]]
+    # several runs in one query each: every run's weeks as alone, none of another repository's
+    other = RunScope("other/repo", WEEK[5], WEEK[5])
+    alone_4 = RunScope(REPO, WEEK[4], WEEK[4])
+    runs = [(scope, rebuilt), (other, other), (alone_4, RunScope(REPO, WEEK[4], WEEK[7]))]
+    assert refresh_candidates(conn, runs) == [
+        [WEEK[0], WEEK[1], WEEK[4], WEEK[6]],  # before the look for their reports
+        [],
+        [WEEK[5], WEEK[6], WEEK[7]],
+    ]
+    assert refresh_candidates(conn, runs[2:]) == [[WEEK[5], WEEK[6], WEEK[7]]]
