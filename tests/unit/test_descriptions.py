@@ -379,3 +379,16 @@ def test_trailers_only() -> None:
     assert trailers_only(" \n\t")
     assert not trailers_only("Co-authored-by: A\nFixes the cache")
     assert not trailers_only("Thanks! Co-authored-by: A")
+
+
+def test_a_repeated_box_is_split_once_and_its_links_by_repository() -> None:
+    from orchestration.descriptions.markdown import parse
+    from orchestration.descriptions.sentences import sentences
+
+    box = "- [x] Tests added for https://github.com/a/b/issues/7 today. Docs updated"
+    first, again = (parse(box).blocks[0] for _ in range(2))
+    said = sentences(first, "a/b", seeds())
+    assert [s.text for s in said] == ["Tests added for #7 today.", "Docs updated"]
+    assert sentences(again, "a/b", seeds()) is said  # the same text: split once
+    other = parse(box).blocks[0]
+    assert sentences(other, "c/d", seeds())[0].text == "Tests added for a/b#7 today."
