@@ -10,7 +10,7 @@ from typing import Any
 
 import duckdb
 
-from orchestration.database import relation_exists, transaction
+from orchestration.database import transaction
 from orchestration.models.functions import register_functions
 from orchestration.models.project import Model, Project
 from orchestration.models.render import render
@@ -24,6 +24,15 @@ def _say_nothing(_: str) -> None:
 
 def _columns(conn: duckdb.DuckDBPyConnection, relation: str) -> list[tuple[str, str]]:
     return [(r[0], r[1]) for r in conn.execute(f"describe {relation}").fetchall()]
+
+
+def _existing(conn: duckdb.DuckDBPyConnection, relation: str) -> list[tuple[str, str]] | None:
+    """`relation`'s columns, None when there is no such table or view (one `describe`, where
+    asking the catalog whether it exists first cost 1.3 ms a model)."""
+    try:
+        return _columns(conn, relation)
+    except duckdb.CatalogException:
+        return None
 
 
 def written_scope(
@@ -107,7 +116,9 @@ def materialize(
                 into = "insert into {} by name" if i else "create or replace table {} as"
                 conn.execute(f"{into.format(relation)}\n{sql}", params)
         return "full"
-    if model.materialized == "table" or scope is None or not relation_exists(conn, relation):
+    # an incremental run's table as it is: its columns, None when it does not exist yet
+    existing = None if model.materialized == "table" or scope is None else _existing(conn, relation)
+    if existing is None:
         sql, params = sql_for(None)
         conn.execute(f"create or replace table {relation} as\n{sql}", params)
         return "table" if model.materialized == "table" else "full"
@@ -115,7 +126,7 @@ def materialize(
     sql, params = sql_for(scope)
     with transaction(conn):
         conn.execute(f"create or replace temp table _incoming as\n{sql}", params)
-        schema_changed = _columns(conn, "temp._incoming") != _columns(conn, relation)
+        schema_changed = _columns(conn, "temp._incoming") != existing
         if not schema_changed:
             scoped, keys = scope.filter() or ("false", {})
             conn.execute(f"delete from {relation} where {scoped}", keys)
