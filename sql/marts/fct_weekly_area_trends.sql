@@ -107,8 +107,9 @@ windowed as (
         avg(f.importance_sum) over trailing_window as trailing_importance_avg,
         count(*) over trailing_window as trailing_weeks,
         coalesce(
+            -- ordered as the range frames are (a week as a timestamp): one sort for every window
             max(case when f.pr_count > 0 then f.week_start end) over (
-                partition by f.repo, f.area order by f.week_start
+                partition by f.repo, f.area order by cast(f.week_start as timestamp)
                 rows between unbounded preceding and 1 preceding
             ),
             e.last_week

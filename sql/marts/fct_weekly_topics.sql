@@ -101,8 +101,9 @@ windowed as (
         sum(f.week_importance) over baseline_window as baseline_total,
         count(*) over trailing_window as trailing_weeks,
         coalesce(
+            -- ordered as the range frames are (a week as a timestamp): one sort for every window
             max(case when f.pr_count > 0 then f.week_start end) over (
-                partition by f.repo, f.topic order by f.week_start
+                partition by f.repo, f.topic order by cast(f.week_start as timestamp)
                 rows between unbounded preceding and 1 preceding
             ),
             e.last_week
