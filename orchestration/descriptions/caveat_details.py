@@ -115,6 +115,7 @@ class _Sentence:
         ]
         self.words: list[str] = []
         self.owner: list[int] = []  # word index -> token index
+        self.starts: dict[str, list[int]] | None = None  # word -> its indexes (find)
         for i, token in enumerate(self.tokens):
             for w in words(token.group()).split():
                 self.words.append(w)
@@ -125,11 +126,18 @@ class _Sentence:
         taken: set[int] = set()
         out: list[_Match] = []
         n = len(self.words)
+        starts = self.starts
+        if starts is None:  # each word's positions, in order
+            starts = self.starts = {}
+            for at, w in enumerate(self.words):
+                starts.setdefault(w, []).append(at)
         for p in (p for p in phrases if p.field == field):
             size = len(p.words)
-            for at in range(n - size + 1):
+            # only where the phrase's first word stands (every position for an empty phrase)
+            for at in starts.get(p.words[0], ()) if size else range(n + 1):
                 if (
-                    tuple(self.words[at : at + size]) == p.words
+                    at + size <= n
+                    and tuple(self.words[at : at + size]) == p.words
                     and taken.isdisjoint(range(at, at + size))
                     and (field != "effect" or not self.in_name(at, at + size))
                 ):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 MAX_BODY_CHARS = 20_000  # a description longer than this is not read past this point
 # a line break where the next word would have fitted on a line this wide was meant: it ends a
@@ -100,6 +101,12 @@ def _lowered(text: str) -> str:
     return raw.translate(_ASCII_WORD).decode("utf-8", "surrogatepass")
 
 
+@lru_cache(maxsize=4096)  # templates repeat their headings in every PR
+def _heading(title: str) -> tuple[str, bool]:
+    """A heading's words, and whether it names a version."""
+    return words(plain(title)), bool(_VERSION.search(title))
+
+
 def _cells(row: str) -> list[str]:
     row = row.strip()
     if row.startswith("|"):
@@ -134,9 +141,8 @@ class _Reader:
         parent = len(self.sections) - 1
         while parent > 0 and self.sections[parent].level >= level:
             parent = self.sections[parent].parent
-        self.sections.append(
-            Section(words(plain(title)), level, parent, bool(_VERSION.search(title)))
-        )
+        heading, versioned = _heading(title)
+        self.sections.append(Section(heading, level, parent, versioned))
 
     def add(self, kind: str, text: str, checked: bool = False) -> None:
         block = Block(kind, len(self.sections) - 1, text, checked, loose=self.blank)
