@@ -1,4 +1,4 @@
-"""The scale bench's generated lake: a build over it reads the compacted copies, not the week files."""
+"""The scale bench's generated lake: a build over it reads the compacted copies."""
 
 from __future__ import annotations
 
