@@ -119,18 +119,29 @@ def changes_between(old: dict[str, dict], new: dict[str, dict]) -> list[dict]:
 
 def read_editions(conn: duckdb.DuckDBPyConnection, repo: str) -> list[Edition]:
     """Every edition of `repo`'s reports, oldest first; none before the table exists."""
+    return read_editions_of(conn, [repo]).get(repo, [])
+
+
+def read_editions_of(conn: duckdb.DuckDBPyConnection, repos: list[str]) -> dict[str, list[Edition]]:
+    """`read_editions` of each of `repos` (those with editions), in one query."""
+    if not repos:
+        return {}
+    marks = ", ".join("?" * len(repos))
     try:
         rows = conn.execute(
-            f"select {COLUMNS} from {TABLE} where repo = ? "
-            "order by rendered_at, week_start, lang, edition",
-            [repo],
+            f"select {COLUMNS} from {TABLE} where repo in ({marks}) "
+            "order by repo, rendered_at, week_start, lang, edition",
+            list(repos),
         ).fetchall()
     except duckdb.CatalogException:
-        return []
-    return [
-        Edition(*row[:6], json.loads(row[6]), row[7], json.loads(row[8]) if row[8] else [])
-        for row in rows
-    ]
+        return {}
+    found: dict[str, list[Edition]] = {}
+    for row in rows:
+        edition = Edition(
+            *row[:6], json.loads(row[6]), row[7], json.loads(row[8]) if row[8] else []
+        )
+        found.setdefault(edition.repo, []).append(edition)
+    return found
 
 
 def save_editions(conn: duckdb.DuckDBPyConnection, editions: list[Edition]) -> None:

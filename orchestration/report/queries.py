@@ -109,10 +109,13 @@ def _optional(conn: duckdb.DuckDBPyConnection, sql: str, params: list) -> dict:
 
 def display_name(conn: duckdb.DuckDBPyConnection, repo: str) -> str:
     """The spelling of `repo` that GitHub uses (or the user registered), for the reader."""
-    return _display_names(conn, [repo]).get(repo, repo)
+    return display_names(conn, [repo]).get(repo, repo)
 
 
-def _display_names(conn: duckdb.DuckDBPyConnection, repos: list[str]) -> dict[str, str]:
+def display_names(conn: duckdb.DuckDBPyConnection, repos: list[str]) -> dict[str, str]:
+    """`display_name` of each of `repos` that has one registered, in one query."""
+    if not repos:
+        return {}
     marks = ", ".join("?" * len(repos))
     try:
         rows = conn.execute(
@@ -244,7 +247,7 @@ def load_weeks(
     flag_ranks = _pairs(
         conn, "select risk_flag, severity_rank from marts.dim_risk_flags order by position"
     )
-    names = _display_names(conn, repos)
+    names = display_names(conn, repos)
     factor_columns = _factor_columns(columns)
     factor_names = [c.removeprefix("importance_") for c in factor_columns]
     areas_by_week: dict[RepoWeek, dict[str, int]] = {}

@@ -174,6 +174,7 @@ def write_reports(settings: Settings, scopes: list[RunScope], say: Say | None = 
         # the run's weeks read a few dozen at a time, in the order they are rendered
         run_weeks = [(s.repo, w) for s in scopes for w in weeks_between(s.start_week, s.end_week)]
         reader = WeekReader(conn, run_weeks)
+        publisher.preload(conn, [s.repo for s in scopes])
         rebuilt = [(s, rebuild_scope(s, settings.lake_dir, history_weeks())) for s in scopes]
         candidates = refresh_candidates(conn, rebuilt)
         for scope, outside in zip(scopes, candidates, strict=True):

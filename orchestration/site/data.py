@@ -8,9 +8,9 @@ from datetime import date
 import duckdb
 
 from orchestration.config import repo_slug
-from orchestration.report.editions import Edition, read_editions
+from orchestration.report.editions import Edition, read_editions_of
 from orchestration.report.files import reported_weeks
-from orchestration.report.queries import display_name
+from orchestration.report.queries import display_names
 from orchestration.storage import Location
 
 SPARK_WEEKS = 12
@@ -53,12 +53,13 @@ def _by_repo(conn: duckdb.DuckDBPyConnection, sql: str) -> dict[str, list[tuple]
 
 
 def _load_repo(
-    conn: duckdb.DuckDBPyConnection,
     reports_dir: Location,
     repo: str,
     summary: list[tuple],
     ranked: list[tuple],
     risks: list[tuple],
+    editions: list[Edition],
+    name: str,
 ) -> SiteRepo | None:
     """The repository's reported weeks with their headline facts; None if none is reported."""
     reported = set(reported_weeks(reports_dir, repo))
@@ -74,12 +75,12 @@ def _load_repo(
         w = by_week.get(week)
         if w is not None and len(w.risks) < TOP_RISKS:
             w.risks.append((flag, prs))
-    for edition in read_editions(conn, repo):
+    for edition in editions:
         if edition.week_start in by_week:
             by_week[edition.week_start].editions.setdefault(edition.lang, []).append(edition)
     last = weeks[0].week_start
     spark = [(row[0], row[1]) for row in reversed(summary) if row[0] <= last][-SPARK_WEEKS:]
-    return SiteRepo(repo, display_name(conn, repo), repo_slug(repo), weeks, spark)
+    return SiteRepo(repo, name, repo_slug(repo), weeks, spark)
 
 
 def load_site(conn: duckdb.DuckDBPyConnection, reports_dir: Location) -> list[SiteRepo]:
@@ -110,8 +111,19 @@ def load_site(conn: duckdb.DuckDBPyConnection, reports_dir: Location) -> list[Si
         "select repo, week_start, risk_flag, count(distinct number) from marts.fct_weekly_risks "
         "group by all order by repo, week_start, 4 desc, 3",
     )
+    # and each repository's editions and name, in one query each for them all
+    editions = read_editions_of(conn, list(summary))
+    names = display_names(conn, list(summary))
     repos = [
-        _load_repo(conn, reports_dir, repo, rows, ranked.get(repo, []), risks.get(repo, []))
+        _load_repo(
+            reports_dir,
+            repo,
+            rows,
+            ranked.get(repo, []),
+            risks.get(repo, []),
+            editions.get(repo, []),
+            names.get(repo, repo),
+        )
         for repo, rows in summary.items()
     ]
     return sorted((r for r in repos if r is not None), key=lambda r: r.repo)
