@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from orchestration.descriptions.markdown import Doc, plain
+from orchestration.descriptions.markdown import Doc, plain, tokens
 from orchestration.descriptions.sentences import sentences
 from orchestration.descriptions.vocabulary import CAVEAT_KINDS, CAVEAT_SIGNALS, Vocabulary
 
@@ -116,6 +116,8 @@ def caveats(doc: Doc, title: str, vocab: Vocabulary, repo: str) -> list[dict]:
             or skipped[block.section]
         ):
             continue
+        if block.cache is None and _silent(block.text, vocab):
+            continue  # not split into sentences: none of them could hold a caveat
         found = sentences(block, repo, vocab)
         for j, s in enumerate(found):
             if len(s.toks) < 3 or s.present.isdisjoint(CAVEAT_SIGNALS):
@@ -134,6 +136,17 @@ def caveats(doc: Doc, title: str, vocab: Vocabulary, repo: str) -> list[dict]:
                     out.append({"kind": kind, "sentence": _cut(sentence)})
                     counts[kind] += 1
     return (_title_caveats(title, vocab, repo, counts) + out)[:MAX_CAVEATS]
+
+
+# the marks `markdown.plain` removes (emphasis, code, escapes, tags, links) or rewrites (URLs):
+# only across them can a sentence's words join into one its block's words lack
+_JOINERS = ("`", "*", "_", "~", "\\", "<", "[", "://")
+
+
+def _silent(text: str, vocab: Vocabulary) -> bool:
+    """Can no sentence of the block's text hold a caveat (none of the words a caveat's sentence
+    must have, and no mark that could join two words into one)?"""
+    return vocab.caveat_words.isdisjoint(tokens(text)) and not any(j in text for j in _JOINERS)
 
 
 def breaking_tag(title: str) -> bool:
