@@ -72,8 +72,15 @@ _KIND_SIGNALS = {kind: (f"caveat_{kind}",) for kind in CAVEAT_KINDS} | {
 }
 
 
-def _kinds(sentence: str, w: str, vocab: Vocabulary, present: frozenset[str]) -> list[str]:
-    if "state_before" in present and vocab.found("state_before", w):
+def _kinds(
+    sentence: str,
+    w: str,
+    vocab: Vocabulary,
+    present: frozenset[str],
+    toks: list[str] | None = None,
+) -> list[str]:
+    """The caveat kinds a sentence states (`toks`: its words split, when the caller has them)."""
+    if "state_before" in present and vocab.found("state_before", w, toks=toks):
         return []
     found = []
     for kind in CAVEAT_KINDS:
@@ -81,12 +88,12 @@ def _kinds(sentence: str, w: str, vocab: Vocabulary, present: frozenset[str]) ->
             continue
         if kind == "breaking":
             hit = (
-                vocab.found("breaking", w, present)
-                or vocab.found("caveat_breaking", w, present)
+                vocab.found("breaking", w, present, toks)
+                or vocab.found("caveat_breaking", w, present, toks)
                 or ("caveat_removal_verb" in present and _removal(sentence, vocab))
             )
         else:
-            hit = vocab.found(f"caveat_{kind}", w) or (
+            hit = vocab.found(f"caveat_{kind}", w, toks=toks) or (
                 kind == "default" and _MAKE_DEFAULT.search(w)
             )
         if hit:
@@ -124,7 +131,7 @@ def caveats(doc: Doc, title: str, vocab: Vocabulary, repo: str) -> list[dict]:
                 continue
             if vocab.found("caveat_negation", s.words, s.present, s.toks):
                 continue
-            kinds = _kinds(s.text, s.words, vocab, s.present)
+            kinds = _kinds(s.text, s.words, vocab, s.present, s.toks)
             if not kinds:
                 continue
             sentence = s.text
