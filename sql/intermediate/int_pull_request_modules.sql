@@ -39,9 +39,12 @@ modules as (
                 or {{ names_repository("regexp_replace(w, '[-_. ]', '', 'g')", 't.repo_key', 'v.language_tags') }})), true)
             and (len(t.release_other_words) > 0 or len(t.title_tokens) = len(t.version_tokens))
         else false end as is_release_title,
-        -- a language and a version, nothing else: a toolchain bump (`Rust 1.75`)
-        len(t.version_tokens) > 0 and len(t.release_other_words) = 0
-            and list_has_any(t.title_tokens, v.language_tags) as is_toolchain_title
+        -- a language and a version, nothing else: a toolchain bump (`Rust 1.75`); the tokens
+        -- compared with the languages only then (a select list's `and` evaluates every operand)
+        case when len(t.version_tokens) = 0 then false else
+            len(t.version_tokens) > 0 and len(t.release_other_words) = 0
+                and list_has_any(t.title_tokens, v.language_tags)
+        end as is_toolchain_title
     from {{ ref('int_pull_request_typed') }} t
     cross join {{ ref('int_pull_request_class_vocabulary') }} v
     left join repo_area_aliases r using (repo)

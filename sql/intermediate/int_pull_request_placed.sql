@@ -49,14 +49,18 @@ select
     -- unknown file list, kept.
     struct_pack(named_areas := list_transform(
         list_filter(p.named_area_items,
-            lambda x: x.trusted or not p.files_complete
-                or contains(f.path_keys, '/' || x.key) or contains(f.path_keys, ':' || x.key)
-                -- a plural naming a folder or name in the singular (`[workers]`, `worker/`)
-                or ends_with(x.key, 's') and length(x.key) > 3
-                   and contains(f.path_keys, ':' || left(x.key, length(x.key) - 1) || ':')
+            -- (a case, not an `or`: a select list's `or` evaluates every operand, and the path
+            -- areas' keys are spelt only for a tag that names no path)
+            lambda x: case
+                when x.trusted or not p.files_complete
+                    or contains(f.path_keys, '/' || x.key) or contains(f.path_keys, ':' || x.key)
+                    -- a plural naming a folder or name in the singular (`[workers]`, `worker/`)
+                    or ends_with(x.key, 's') and length(x.key) > 3
+                       and contains(f.path_keys, ':' || left(x.key, length(x.key) - 1) || ':') then true
                 -- a path area's key (`asyncgrpo` for `async_grpo`)
-                or list_contains(list_transform(pa.all_path_areas, lambda a:
-                    replace(replace(replace(replace(a, '-', ''), '_', ''), '.', ''), ' ', '')), x.key)),
+                else list_contains(list_transform(pa.all_path_areas, lambda a:
+                    replace(replace(replace(replace(a, '-', ''), '_', ''), '.', ''), ' ', '')), x.key)
+            end),
         -- spelt as the path area it names (also in the singular or plural: `[model]` names
         -- `models/`, `[workers]` `worker/`; or after the repository's name: `netrc` names
         -- `uv-netrc`), else as the tag when it separates its words

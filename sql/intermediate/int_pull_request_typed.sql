@@ -40,12 +40,17 @@ with titles as (
             list_transform(t.title_words, lambda w: v.type_of_word[w]), lambda x: x is not null
         )[1] as word_type,
         -- a release or version bump: a version number, and every other word a release word, a
-        -- language or the repository's name (`Python Polars 1.2.0`, `Release: v1.9`)
-        list_filter(t.title_tokens, lambda w: regexp_matches(w, '^v?\d+(\.\d+)+([-.]?(rc|a|b|alpha|beta|dev|post|pre)\.?\d*)?$'))
-            as version_tokens,
-        list_filter(t.title_tokens, lambda w:
-            not regexp_matches(w, '^v?\d+(\.\d+)+([-.]?(rc|a|b|alpha|beta|dev|post|pre)\.?\d*)?$')
-            and not list_contains(v.language_tags, w)) as release_other_words,
+        -- language or the repository's name (`Python Polars 1.2.0`, `Release: v1.9`); a title
+        -- without a digit has no version, and its other words are then never read (nineteen
+        -- titles in twenty at scale: their tokens are not matched word by word)
+        case when not regexp_matches(t.title, '\d') then [] else
+            list_filter(t.title_tokens, lambda w: regexp_matches(w, '^v?\d+(\.\d+)+([-.]?(rc|a|b|alpha|beta|dev|post|pre)\.?\d*)?$'))
+        end as version_tokens,
+        case when not regexp_matches(t.title, '\d') then [] else
+            list_filter(t.title_tokens, lambda w:
+                not regexp_matches(w, '^v?\d+(\.\d+)+([-.]?(rc|a|b|alpha|beta|dev|post|pre)\.?\d*)?$')
+                and not list_contains(v.language_tags, w))
+        end as release_other_words,
         -- what the title says the change is for (`... to avoid X`, `... to support Y`): the
         -- earliest phrase, the longest at one place
         case when contains(lower(t.title), ' to ') then
@@ -55,23 +60,33 @@ with titles as (
                            'len': -length(x.phrase), 'change_type': x.change_type}))[1].change_type
         end as purpose_type,
         -- GitHub's title for an edit in the browser (`Update trainer.py`) says nothing
-        regexp_full_match(trim(t.title), '(?i)update\s+[\w./-]+\.[a-z0-9]+') as web_edit_title,
+        case when not list_contains(t.title_words, 'update') then false else
+            regexp_full_match(trim(t.title), '(?i)update\s+[\w./-]+\.[a-z0-9]+')
+        end as web_edit_title,
         -- what a misspelling was fixed in: names (a rename), documentation, or neither said
         len(list_filter(t.title_words, lambda w: w in ('typo', 'typos'))) > 0 as names_typo,
-        len(list_filter(t.title_words, lambda w: w in ('variable', 'variables', 'name', 'names', 'identifier', 'identifiers',
-            'function', 'functions', 'method', 'methods', 'parameter', 'parameters', 'param', 'params',
-            'argument', 'arguments', 'field', 'fields'))) > 0 as names_identifiers,
-        len(list_filter(t.title_words, lambda w: w in ('doc', 'docs', 'documentation', 'docstring', 'docstrings', 'comment',
-            'comments', 'readme'))) > 0 as names_docs,
-        len(list_filter(t.title_words, lambda w: w in ('message', 'messages', 'error', 'errors', 'warning', 'warnings', 'help',
-            'log', 'logs', 'output'))) > 0 as names_message,
+        -- (read only beside a misspelling: words compared only in a title that says `typo`)
+        case when not contains(lower(t.title), 'typo') then false else
+            len(list_filter(t.title_words, lambda w: w in ('variable', 'variables', 'name', 'names', 'identifier', 'identifiers',
+                'function', 'functions', 'method', 'methods', 'parameter', 'parameters', 'param', 'params',
+                'argument', 'arguments', 'field', 'fields'))) > 0
+        end as names_identifiers,
+        case when not contains(lower(t.title), 'typo') then false else
+            len(list_filter(t.title_words, lambda w: w in ('doc', 'docs', 'documentation', 'docstring', 'docstrings', 'comment',
+                'comments', 'readme'))) > 0
+        end as names_docs,
+        case when not contains(lower(t.title), 'typo') then false else
+            len(list_filter(t.title_words, lambda w: w in ('message', 'messages', 'error', 'errors', 'warning', 'warnings', 'help',
+                'log', 'logs', 'output'))) > 0
+        end as names_message,
         len(list_filter(t.title_words, lambda w: w in ('docstring', 'docstrings'))) > 0 as names_docstring,
         len(list_filter(t.title_words, lambda w: w in ('docstring', 'docstrings', 'comment', 'comments'))) > 0 as names_code_docs,
         -- `Update X`, `Bump X and ...`: one name, then nothing, a comma or `and`
-        t.first_word in ('update', 'updates', 'bump', 'bumps', 'upgrade', 'upgrades')
-            and v.type_of_word[t.second_word] is null and v.type_of_verb[t.second_word] is null
-            and regexp_matches(coalesce(t.description, t.rest), '^\W*[A-Za-z]+\s+[A-Za-z][\w.-]*\s*(,|\band\b|$)')
-            as names_one_update,
+        case when not t.first_word in ('update', 'updates', 'bump', 'bumps', 'upgrade', 'upgrades') then false else
+            t.first_word in ('update', 'updates', 'bump', 'bumps', 'upgrade', 'upgrades')
+                and v.type_of_word[t.second_word] is null and v.type_of_verb[t.second_word] is null
+                and regexp_matches(coalesce(t.description, t.rest), '^\W*[A-Za-z]+\s+[A-Za-z][\w.-]*\s*(,|\band\b|$)')
+        end as names_one_update,
         list_filter(t.title_words, lambda w: list_contains(v.performance_words, w))[1] as performance_word,
         list_filter(t.title_words, lambda w: list_contains(v.dependency_words, w))[1] as dependency_title_word,
         -- modules: bracket tokens that are not pure type words (when the title also has a
