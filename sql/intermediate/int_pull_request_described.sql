@@ -46,9 +46,13 @@ select
     -- a description that says the change fixes a bug (`This resolves the issue with ...`,
     -- `This PR addresses this regression`; not `Also fixes a bug`, a side fix), where only a
     -- weak title verb (add, update, remove, ...) would say otherwise
-    m.verb_type in ('feat', 'chore', 'refactor') and m.title_type is null and m.emoji_type is null
-        and regexp_matches(m.body,
+    -- (the description read only where the title's verb is weak: a select list's `and`
+    -- evaluates every operand)
+    case when (m.verb_type in ('feat', 'chore', 'refactor') and m.title_type is null and m.emoji_type is null) is false
+        then false
+        else m.verb_type in ('feat', 'chore', 'refactor') and m.title_type is null and m.emoji_type is null
+            and regexp_matches(m.body,
             '(?i)\b(this|it|which)(\s+(pr|pull request|change|patch|commit))?\s+(will\s+)?(fix(es)?|resolves?|solves?|address(es)?)\s+(the|an?|this|that)\s+(\w+\s+){0,2}(issue|bug|problem|crash|error|regression|race|deadlock|hang)\b')
-        as description_fixes
+    end as description_fixes
 from {{ ref('int_pull_request_modules') }} m
 cross join {{ ref('int_pull_request_class_vocabulary') }} v

@@ -29,9 +29,9 @@ modules as (
             }), lambda x: {
                 'area': x.area, 'trusted': x.trusted,
                 'key': replace(replace(replace(replace(x.area, '-', ''), '_', ''), '.', ''), ' ', '')}),
-            lambda x: x.area <> '' and not list_contains(v.scope_tags, x.area)
+            lambda x: case when x.area <> '' and not list_contains(v.scope_tags, x.area) then
                 -- the repository's name, alone or with a language (`py-polars`)
-                and not {{ names_repository('x.key', 't.repo_key', 'v.language_tags') }}
+                not {{ names_repository('x.key', 't.repo_key', 'v.language_tags') }} else false end
         ) as named_area_items,
         case when len(t.version_tokens) > 0 then
             coalesce(list_bool_and(list_transform(t.release_other_words, lambda w:

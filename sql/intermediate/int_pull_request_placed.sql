@@ -89,9 +89,10 @@ select
             and not p.is_dependency_bump and not coalesce(f.dependency_only, false) then
         list_filter(list_distinct(regexp_split_to_array(lower(regexp_replace(
             coalesce(p.description, p.rest), '([a-z0-9])([A-Z])', '\1 \2', 'g')), '[^a-z0-9]+')),
-            lambda w: length(w) >= 3 and w is distinct from p.first_word and v.type_of_word[w] is null
-                and v.type_of_alias[w] is null and not list_contains(v.scope_tags, w)
-                and not list_contains(v.container_words, w))
+            -- (a case: the lists searched only for a word that passed the lookups)
+            lambda w: case when length(w) >= 3 and w is distinct from p.first_word and v.type_of_word[w] is null
+                and v.type_of_alias[w] is null then not list_contains(v.scope_tags, w)
+                and not list_contains(v.container_words, w) else false end)
     end,
     -- and all of them in order, between colons (`:respect:string:cache:scope:`)
     sequence := case when len(p.named_area_items) = 0 and len(pa.nameable_areas) > 1 then
