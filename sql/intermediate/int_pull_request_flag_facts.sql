@@ -79,9 +79,11 @@ flags as (
         d.title_hardware_word,
         -- the description targets the hardware (hardware_targets), unless a bot wrote it
         -- (release notes, a changelog)
-        coalesce(ht.targets, false)
-            and not list_bool_or(list_transform(w.bot_patterns, lambda b: lower(p.author) like b))
-            as description_targets_hardware,
+        -- (the author compared with the bots' patterns only then: a select list's `and`
+        -- evaluates every operand)
+        case when coalesce(ht.targets, false)
+            then not list_bool_or(list_transform(w.bot_patterns, lambda b: lower(p.author) like b))
+            else false end as description_targets_hardware,
         ht.target_word,
         ht.target_sentence,
         -- dependency lists and grown lock files; with a dependency the title names, every
