@@ -17,7 +17,6 @@ from orchestration.report.completeness import github_count
 from orchestration.report.edition_book import Correction, EditionBook
 from orchestration.report.editions import (
     Edition,
-    read_editions,
     read_editions_of,
     save_editions,
     week_facts,
@@ -41,19 +40,17 @@ class ReportPublisher:
 
     def plan(self, conn: duckdb.DuckDBPyConnection, repo: str, weeks: list[date]) -> None:
         """Load the repository's editions and reported weeks, with the weeks this run reports."""
-        if repo not in self.books:
-            self.books[repo] = EditionBook(repo, read_editions(conn, repo))
-            self.weeks[repo] = set(reported_weeks(self.settings.reports_dir, repo))
+        self.preload(conn, [repo])
         self.weeks[repo] |= set(weeks)
 
     def preload(self, conn: duckdb.DuckDBPyConnection, repos: list[str]) -> None:
-        """Read the editions of `repos` in one query, for `plan` (one per repository cost a
-        tick of 100 repositories a query each)."""
-        found = read_editions_of(conn, [r for r in dict.fromkeys(repos) if r not in self.books])
-        for repo in dict.fromkeys(repos):
-            if repo not in self.books:
-                self.books[repo] = EditionBook(repo, found.get(repo, []))
-                self.weeks[repo] = set(reported_weeks(self.settings.reports_dir, repo))
+        """Load the editions and reported weeks of those of `repos` not loaded yet, the editions
+        in one query (one per repository cost a tick of 100 repositories a query each)."""
+        new = [r for r in dict.fromkeys(repos) if r not in self.books]
+        found = read_editions_of(conn, new)  # no query when none is new
+        for repo in new:
+            self.books[repo] = EditionBook(repo, found.get(repo, []))
+            self.weeks[repo] = set(reported_weeks(self.settings.reports_dir, repo))
 
     def notes(
         self, conn: duckdb.DuckDBPyConnection, repo: str, week: date, prs: list[dict] | None = None
