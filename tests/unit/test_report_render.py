@@ -190,6 +190,25 @@ def test_an_empty_week_is_a_short_report_not_an_error(tmp_path: Path) -> None:
     assert len(en) < 3000
 
 
+def test_a_week_reads_only_the_pr_columns_a_report_uses(tmp_path: Path) -> None:
+    """The PR rows hold the columns the report reads and every importance factor, in the
+    table's order; the columns other models read (when merged, whether tests changed) are
+    left in the warehouse, and one a warehouse lacks is simply absent."""
+    path = build_warehouse(tmp_path / "w.duckdb", {**history(1), WEEK: [pr_row(7, WEEK)]})
+    with duckdb.connect(str(path), read_only=True) as conn:
+        facts = load_week(conn, REPO, WEEK)
+    (pr,) = facts.prs
+    assert list(pr)[:14] == [
+        *("number", "title", "url", "author", "change_type", "primary_area", "areas"),
+        *("is_breaking", "additions", "deletions", "changed_files", "importance"),
+        *("importance_size", "importance_breadth"),
+    ]
+    assert "merged_at" not in pr and "touches_tests" not in pr and "repo" not in pr
+    assert pr["factors"] == {"size": 2.8, "breadth": 0.4, "type": 2.0, "breaking": 0.0}
+    assert [week for week, _, _ in facts.history] == [WEEK - timedelta(weeks=1), WEEK]
+    assert facts.summary["merged_prs"] == 1 and facts.summary["theme"] == "new capabilities"
+
+
 def test_one_pr_week_has_every_section_in_both_languages(tmp_path: Path) -> None:
     pr = pr_row(
         7,
