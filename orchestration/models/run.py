@@ -79,7 +79,8 @@ def materialize(
     # so DuckDB may write them in any order: building a table from the lake's many files then
     # streams instead of buffering (measured: 2.6 GB -> 0.34 GB and 40% faster for 10,000 files).
     conn.execute("set preserve_insertion_order = false")
-    conn.execute(f"create schema if not exists {model.layer}")
+    # the schema, where a table or view is made (an incremental run's table holds it already)
+    schema = f"create schema if not exists {model.layer}"
 
     context = BuildContext(
         conn, log or _say_nothing, before_write or _say_nothing, project.relation_of
@@ -100,6 +101,7 @@ def materialize(
 
     if model.materialized == "view":
         sql, _ = sql_for(None)
+        conn.execute(schema)
         conn.execute(f"create or replace view {relation} as\n{sql}")
         return "view"
     if model.materialized == "incremental" and scope is None and len(parts or ()) > 1:
@@ -111,6 +113,7 @@ def materialize(
             rendered.append(
                 sql_for(written, {**variables, **written.variables(project.partitions)})
             )
+        conn.execute(schema)
         with transaction(conn):
             for i, (sql, params) in enumerate(rendered):
                 into = "insert into {} by name" if i else "create or replace table {} as"
@@ -120,6 +123,7 @@ def materialize(
     existing = None if model.materialized == "table" or scope is None else _existing(conn, relation)
     if existing is None:
         sql, params = sql_for(None)
+        conn.execute(schema)
         conn.execute(f"create or replace table {relation} as\n{sql}", params)
         return "table" if model.materialized == "table" else "full"
 

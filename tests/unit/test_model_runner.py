@@ -138,6 +138,24 @@ def test_a_declared_python_function_is_callable_from_a_model(tmp_path: Path) -> 
     assert rows == [("A!", None), ("B!", None)]
 
 
+def test_a_function_the_connection_already_has_is_kept(tmp_path: Path) -> None:
+    """Other code may have given the connection the function: the model calls that one."""
+    root = write_project(
+        tmp_path / "sql",
+        {
+            "functions.yml": "functions:\n  - name: shout\n"
+            "    python: tests.unit.test_model_runner:shout\n"
+            "    args: [VARCHAR]\n    returns: VARCHAR\n",
+            "marts/loud.sql": "{{ config(materialized='table') }}\nselect shout('a') as loud",
+        },
+    )
+    project = load_project(root)
+    with duckdb.connect() as conn:
+        conn.create_function("shout", lambda text: text + "?", ["VARCHAR"], "VARCHAR")
+        materialize(conn, project, project.models["loud"], scope=None)
+        assert conn.execute("select * from marts.loud").fetchall() == [("a?",)]
+
+
 def test_a_relationships_target_is_built_before_the_model_it_tests(tmp_path: Path) -> None:
     root = write_project(
         tmp_path / "sql",
