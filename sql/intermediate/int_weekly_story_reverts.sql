@@ -45,7 +45,14 @@ keys_of_titles as (
         regexp_replace(array_to_string(list_filter(words, lambda x: not list_contains(reland_words, x)), ''),
             '[^a-z0-9]+', '', 'g')
     from (
-        select d.title, regexp_split_to_array(lower(d.title), '[^a-z0-9-]+') as words, w.reland_words
+        select
+            d.title,
+            -- split only a title holding a reland word as a substring (a case: a where's
+            -- `and` would split every title)
+            case when list_bool_or([contains(lower(d.title), x) for x in w.reland_words]) then
+                regexp_split_to_array(lower(d.title), '[^a-z0-9-]+')
+            end as words,
+            w.reland_words
         from (select distinct title from {{ ref('int_weekly_story_prs') }} p) d
         cross join {{ ref('int_weekly_story_words') }} w
     ) t

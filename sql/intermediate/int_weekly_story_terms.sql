@@ -31,7 +31,7 @@ titles as (
 
 tags as (
     select
-        t.title, 'tag' as term_kind,
+        title, 'tag' as term_kind,
         regexp_replace(lower(trim(tag)), '\s+', ' ', 'g') as term,
         trim(tag) as spelling,
         -- a one-word tag in plain lower case is a category (`[env]`, `[cfg]`): a series tag has
@@ -41,13 +41,19 @@ tags as (
                  or regexp_matches(trim(tag), '^.+[A-Z]|[A-Za-z]\d|\d[A-Za-z]|[A-Za-z0-9][_.][A-Za-z0-9]') then 2
             else 0
         end as shape
-    from titles t, unnest(list_concat(
-        case when contains(t.title, '[') then flatten(list_transform(
-            regexp_extract_all(t.title, '\[([^\]]+)\]', 1), lambda g: string_split(g, ',')
-        )) else [] end,
-        string_split(t.scope, ','),
-        case when coalesce(t.prefix, '') <> '' then [t.prefix] else [] end
-    )) as u(tag)  -- noqa: AL01, AL05, LT01
+    -- unnested in the select list: a lateral unnest is joined back to its titles
+    from (
+        select
+            t.title,
+            unnest(list_concat(
+                case when contains(t.title, '[') then flatten(list_transform(
+                    regexp_extract_all(t.title, '\[([^\]]+)\]', 1), lambda g: string_split(g, ',')
+                )) else [] end,
+                string_split(t.scope, ','),
+                case when coalesce(t.prefix, '') <> '' then [t.prefix] else [] end
+            )) as tag
+        from titles t
+    ) u
 ),
 
 -- each word of the title's rest with what stands before it, to tell a name from a sentence's
@@ -83,17 +89,19 @@ names as (
 -- a language and a version (`Go 1.17`, `Rust 1.75`, `Python 3.13`): a toolchain, a name
 toolchains as (
     select
-        t.title, 'name' as term_kind,
-        lower(v.language) || ' ' || v.version as term, v.language || ' ' || v.version as spelling, 2 as shape
-    from titles t,
-        lateral (
-            select
-                regexp_extract(unnest(regexp_extract_all(t.title, '(?i)\b[a-z+#]+\s+v?\d+\.\d+')), '^\S+')
-                    as language,
-                regexp_extract(unnest(regexp_extract_all(t.title, '(?i)\b[a-z+#]+\s+v?\d+\.\d+')), '(\d+\.\d+)$', 1)
-                    as version
+        title, 'name' as term_kind,
+        lower(language) || ' ' || version as term, language || ' ' || version as spelling, 2 as shape
+    from (
+        select
+            title,
+            regexp_extract(toolchain, '^\S+') as language,
+            regexp_extract(toolchain, '(\d+\.\d+)$', 1) as version
+        from (
+            select title, unnest(regexp_extract_all(title, '(?i)\b[a-z+#]+\s+v?\d+\.\d+')) as toolchain
+            from titles
         ) v
-    where lower(v.language) in (select lower(tag) from {{ ref('scope_tags') }} where kind = 'language')
+    ) v
+    where lower(language) in (select lower(tag) from {{ ref('scope_tags') }} where kind = 'language')
 ),
 
 title_terms as (
