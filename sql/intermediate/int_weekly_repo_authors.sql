@@ -8,9 +8,9 @@
 -- the week's PRs; a PR twice in a week (a key a data test has failed on: its week is not
 -- reported) is read once, as the joins below would multiply it with itself
 with week_prs as (
-    select repo, week_start, number, author, title, url, merged_at from {{ ref('fct_pull_requests') }}
+    select distinct on (repo, week_start, number) repo, week_start, number, author, title, url, merged_at
+    from {{ ref('fct_pull_requests') }}
     {{ in_run_weeks() }}
-    qualify row_number() over (partition by repo, week_start, number) = 1
 ),
 
 bots as (
@@ -20,8 +20,13 @@ bots as (
 humans as (
     select p.repo, p.week_start, p.number, p.author, p.title, p.url, p.merged_at
     from week_prs p
-    where p.author is not null and p.author <> 'ghost'
-      and not exists (select 1 from bots b where lower(p.author) like b.pattern)
+    -- each distinct author compared with the bots' patterns once, not each PR
+    semi join (
+        select a.author
+        from (select distinct author from week_prs) a
+        where a.author is not null and a.author <> 'ghost'
+          and not exists (select 1 from bots b where lower(a.author) like b.pattern)
+    ) h using (author)
 ),
 
 author_lists as (

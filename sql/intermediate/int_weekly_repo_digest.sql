@@ -29,12 +29,12 @@ summary as (
 
 -- the week's PRs, and those of the key_weeks weeks before for the scale; a PR twice in a week
 -- (a key a data test has failed on: its week is not reported) is read once, as the joins
--- below would multiply it with itself
+-- below would multiply it with itself (distinct on: a hash aggregate, where a window sorted)
 scale_prs as (
-    select repo, week_start, number, importance, is_key, is_release, title, url, headline_claim, caveats
+    select distinct on (repo, week_start, number)
+        repo, week_start, number, importance, is_key, is_release, title, url, headline_claim, caveats
     from {{ ref('fct_pull_requests') }}
     {{ in_run_weeks(back="(select key_weeks - 1 from key_settings)") }}
-    qualify row_number() over (partition by repo, week_start, number) = 1
 ),
 
 week_prs as (
@@ -88,27 +88,33 @@ items as (
     where p.is_key
 ),
 
--- how many PRs of each importance each week merged
-values_per_week as (
-    select repo, week_start, importance, count(*) as prs from scale_prs group by all
+-- each week's PRs' importance as one list, and each item's week beside the key_weeks lists of
+-- its window (joined on the week): an item's counts are then three filters of one list of a
+-- hundred values, where joining each item to each importance of each week made 25 rows an item
+week_importances as (
+    select repo, week_start, list(importance) as importances from scale_prs group by all
 ),
 
--- each item beside each week of its window, so the counts join on the week (a range join
--- compared every item with every week of its repository)
+window_importances as (
+    select t.repo, t.week_start, flatten(list(v.importances)) as importances
+    from (select distinct repo, week_start from items) t
+    cross join (select unnest(range(key_weeks)) as back from key_settings) w
+    join week_importances v
+        on v.repo = t.repo
+        and v.week_start = t.week_start - to_weeks(cast(w.back as integer))
+    group by all
+),
+
 scale as (
     select
         i.repo,
         i.week_start,
         i.item_id,
-        coalesce(sum(v.prs) filter (where v.importance < i.worth), 0) as below,
-        coalesce(sum(v.prs) filter (where v.importance = i.worth), 0) as equal,
-        coalesce(sum(v.prs), 0) as total
+        coalesce(len(list_filter(v.importances, lambda x: x < i.worth)), 0) as below,
+        coalesce(len(list_filter(v.importances, lambda x: x = i.worth)), 0) as equal,
+        coalesce(len(v.importances), 0) as total
     from items i
-    left join (select unnest(range(key_weeks)) as back from key_settings) w on true
-    left join values_per_week v
-        on v.repo = i.repo
-        and v.week_start = i.week_start - to_weeks(cast(w.back as integer))
-    group by all
+    left join window_importances v using (repo, week_start)
 ),
 
 ranked as (
@@ -149,14 +155,15 @@ flag_lists as (
     select
         r.repo,
         r.week_start,
-        list({
+        -- in (risk_flag, number) order: the list sorted on its leading key, not an ordered aggregate
+        list_transform(list_sort(list({'key': {'risk_flag': r.risk_flag, 'number': r.number}, 'flag': {
             'risk_flag': r.risk_flag,
             'subject': lower(case r.risk_flag
                 when 'dependency_change' then json_extract_string(r.evidence, '$.package')
                 when 'hardware_specific' then json_extract_string(r.evidence, '$.word')
             end),
             'number': r.number, 'title': p.title, 'url': p.url, 'reason': r.reason
-        } order by r.risk_flag, r.number) as flagged
+        }})), lambda x: x.flag) as flagged
     from risks r
     join week_prs p using (repo, week_start, number)
     group by all
