@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from orchestration.descriptions.markdown import word_set, words
+from orchestration.descriptions.markdown import tokens, word_set
 from orchestration.descriptions.vocabulary import Vocabulary
 
 SIGNAL = "caveat_detail"
@@ -65,6 +65,7 @@ _TRAILING = word_set(
     "is are was were be been being will would can may might still yet intentionally "
     "deliberately currently therefore also here now so"
 )
+_MAKES_DEFAULT = re.compile(r"\bmak(?:e|es|ing)\b.{1,60}\bdefault\b", re.I)
 _FALLBACK = {"default": "changed_default"}
 _NO_EFFECT = {"breaking"}
 
@@ -117,7 +118,7 @@ class _Sentence:
         self.owner: list[int] = []  # word index -> token index
         self.starts: dict[str, list[int]] | None = None  # word -> its indexes (find)
         for i, token in enumerate(self.tokens):
-            for w in words(token.group()).split():
+            for w in tokens(token.group()):
                 self.words.append(w)
                 self.owner.append(i)
 
@@ -161,12 +162,19 @@ class _Sentence:
 
 def details(kind: str, sentence: str | None, vocab: Vocabulary) -> dict:
     """`{"subject", "effect"}` of one caveat (see the module's docstring)."""
+    subject, effect = _details(kind, sentence, vocab)
+    return {"subject": subject, "effect": effect}
+
+
+@lru_cache(maxsize=4096)  # a title's caveat and a template's sentence repeat from PR to PR
+def _details(kind: str, sentence: str | None, vocab: Vocabulary) -> tuple[str | None, str | None]:
     phrases = _phrases(vocab).get(kind)
     if not sentence or kind in _NO_EFFECT or not phrases:
-        return {"subject": None, "effect": None}
+        return None, None
     s = _Sentence(sentence)
     reader = {"trade_off": _trade_off, "default": _default, "omission": _omission}
-    return reader.get(kind, _unverified)(s, phrases)
+    found = reader.get(kind, _unverified)(s, phrases)
+    return found["subject"], found["effect"]
 
 
 def _trade_off(s: _Sentence, phrases: tuple[_Phrase, ...]) -> dict:
@@ -223,7 +231,7 @@ def _default(s: _Sentence, phrases: tuple[_Phrase, ...]) -> dict:
         effect = verb
     elif near is not None:
         effect = near.phrase.value
-    elif re.search(r"\bmak(?:e|es|ing)\b.{1,60}\bdefault\b", s.text, re.I):
+    elif _MAKES_DEFAULT.search(s.text):
         effect = "now_default"
     else:
         effect = _FALLBACK["default"]

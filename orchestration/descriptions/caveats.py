@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+from orchestration.descriptions.change_sentence import words_of_title
+from orchestration.descriptions.finish import complete_lead_in
 from orchestration.descriptions.markdown import Doc, plain, tokens
 from orchestration.descriptions.sentences import sentences
 from orchestration.descriptions.vocabulary import CAVEAT_KINDS, CAVEAT_SIGNALS, Vocabulary
@@ -30,10 +32,11 @@ _PASSIVE = frozenset(
     ["is", "are", "been", "be", "now", "gets", "get"]
 )  # not `was`: "removed a while back"
 _ELSEWHERE = frozenset(["in", "by", "from", "since", "upstream", "earlier", "previously", "before"])
-# `[BREAKING]`, `[BREAKING config]`, `feat!:`, `fix(api)!:`, `depr(rust!,python):`
-_BREAKING_TITLE = re.compile(
-    r"\[\s*breaking\b|^\s*\w+(?:\([^)]*\))?!:|^\s*\w+\([^)]*!\s*[,)]", re.IGNORECASE
-)
+# `[BREAKING]`, `[BREAKING config]`; `feat!:`, `fix(api)!:`, `depr(rust!,python):` (two
+# patterns, each looked for only where its first mark is: one led by a literal `[` is scanned
+# for it at C speed, an alternation of both is tried at every character)
+_BREAKING_TAG = re.compile(r"\[\s*breaking\b", re.IGNORECASE)
+_BREAKING_TYPE = re.compile(r"^\s*\w+(?:\([^)]*\))?!:|^\s*\w+\([^)]*!\s*[,)]")
 
 
 def _removal(sentence: str, vocab: Vocabulary) -> bool:
@@ -43,7 +46,7 @@ def _removal(sentence: str, vocab: Vocabulary) -> bool:
     present or past passive that no "in #12", "by", "since" follows."""
     toks = _IDENTIFIERS.findall(sentence.lower())
     verbs = vocab.index.get("caveat_removal_verb", {})
-    if not toks or not any(t in verbs for t in toks):
+    if not toks or verbs.keys().isdisjoint(toks):
         return False
     subject = vocab.starts("change_subject", " ".join(toks))
     first = len(subject.split()) if subject else 0
@@ -109,8 +112,6 @@ def _cut(sentence: str) -> str:
 
 def caveats(doc: Doc, title: str, vocab: Vocabulary, repo: str) -> list[dict]:
     """The description's caveats in the order it gives them, at most MAX_PER_KIND a kind."""
-    from orchestration.descriptions.finish import complete_lead_in
-
     out: list[dict] = []
     counts = dict.fromkeys(CAVEAT_KINDS, 0)
     skipped = (
@@ -158,7 +159,9 @@ def _silent(text: str, vocab: Vocabulary) -> bool:
 
 def breaking_tag(title: str) -> bool:
     """Does the title mark the change breaking (`[BREAKING]`, `type!:`)?"""
-    return ("[" in title or "!" in title) and _BREAKING_TITLE.search(title) is not None
+    return ("[" in title and _BREAKING_TAG.search(title) is not None) or (
+        "!" in title and _BREAKING_TYPE.search(title) is not None
+    )
 
 
 def _title_caveats(title: str, vocab: Vocabulary, repo: str, counts: dict[str, int]) -> list[dict]:
@@ -166,8 +169,6 @@ def _title_caveats(title: str, vocab: Vocabulary, repo: str, counts: dict[str, i
     `type!:`, a removed or renamed trainer, option, ...) or a new default."""
     if not title:
         return []
-    from orchestration.descriptions.change_sentence import words_of_title
-
     rest = words_of_title(title)
     found = []
     if not counts["breaking"] and (

@@ -103,6 +103,7 @@ def words_of_title(title: str) -> str:
     return words(_TYPE_PREFIX.sub("", _TAGS.sub("", title)))
 
 
+@lru_cache(maxsize=4096)  # a title is read again for each sentence, and titles repeat
 def _title_stems(title_words: str) -> tuple[frozenset[str], str]:
     """The stems of the title's words, and the title without spaces: a sentence's word found
     in it is a part of one of the title's (`agent` of `ReactAgentLoop`) or two of them written

@@ -392,3 +392,38 @@ def test_a_repeated_box_is_split_once_and_its_links_by_repository() -> None:
     assert sentences(again, "a/b", seeds()) is said  # the same text: split once
     other = parse(box).blocks[0]
     assert sentences(other, "c/d", seeds())[0].text == "Tests added for a/b#7 today."
+
+
+@pytest.mark.parametrize(
+    ("title", "tagged"),
+    [
+        ("[BREAKING] drop the v1 API", True),
+        ("[ breaking config] rename the flag", True),
+        ("[Breaking][trainer] remove GFPO", True),
+        ("feat!: drop the v1 API", True),
+        ("fix(api)!: rename the flag", True),
+        ("depr(rust!,python): drop the old reader", True),
+        ("[breakingly] fast loader", False),
+        ("Fix! the loader", False),
+        ("feat: wow! faster", False),
+    ],
+)
+def test_the_breaking_tag_of_a_title(title: str, tagged: bool) -> None:
+    from orchestration.descriptions.caveats import breaking_tag
+
+    assert breaking_tag(title) is tagged
+
+
+def test_a_sentence_ends_at_a_full_stop_a_closed_emphasis_or_a_cjk_mark() -> None:
+    from orchestration.descriptions.sentences import split
+
+    assert split("Adds the cache. It halves the time.", "a/b") == [
+        "Adds the cache.",
+        "It halves the time.",
+    ]
+    assert split("Adds **the cache.** It halves the time", "a/b") == [
+        "Adds the cache.",
+        "It halves the time",
+    ]
+    assert split("增加缓存。 速度翻倍", "a/b") == ["增加缓存。", "速度翻倍"]
+    assert split("Version 1.2.3 is out", "a/b") == ["Version 1.2.3 is out"]
