@@ -133,16 +133,17 @@ def title_may_say(title: str, vocab: Vocabulary) -> bool:
 def read_description(
     repo: pa.Array, title: pa.Array, title_words: pa.Array, body: pa.Array, seeds: pa.Array
 ) -> pa.Array:
-    """The SQL function: one RESULT struct per row (Arrow in, Arrow out, built by column);
-    `seeds` is the key `description_vocabulary` returned."""
+    """The SQL function: one RESULT struct per row (Arrow in, Arrow out: the dicts converted
+    at once); `seeds` is the key `description_vocabulary` returned."""
     vocab = loaded(seeds[0].as_py()) if len(seeds) else vocabulary("")
-    columns: dict[str, list] = {name: [] for name in RESULT.names}
-    for r, t, w, b in zip(
-        repo.to_pylist(), title.to_pylist(), title_words.to_pylist(), body.to_pylist(), strict=True
-    ):
-        found = read_one(r or "", t or "", w, b, vocab)
-        for name, values in columns.items():
-            values.append(found[name])
-    return pa.StructArray.from_arrays(
-        [pa.array(columns[f.name], type=f.type) for f in RESULT], fields=list(RESULT)
-    )
+    found = [
+        read_one(r or "", t or "", w, b, vocab)
+        for r, t, w, b in zip(
+            repo.to_pylist(),
+            title.to_pylist(),
+            title_words.to_pylist(),
+            body.to_pylist(),
+            strict=True,
+        )
+    ]
+    return pa.array(found, type=RESULT)
