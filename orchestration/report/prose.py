@@ -8,12 +8,40 @@ lay these sentences out (render.py).
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
+
+from markupsafe import escape
 
 from orchestration.report import actions, body, evidence, slots
 from orchestration.report.queries import WeekFacts
-from orchestration.report.translator import Translator, fields_of
+from orchestration.report.text import clean_text
+from orchestration.report.translator import Translator, fields_of, md_inline, strings
 from orchestration.report.view import MAX_AREA_PRS, ReportView
+
+# the fields of a factor's name that come from the PR's counts and the vocabulary alone
+COUNTED_FIELDS = frozenset(("lines", "areas", "files", "type_label"))
+# a PR's factors worded once for a week's Markdown and HTML files of a language, where the two
+# are the same text (`_same_in_both`): (language, factors, counts) -> text
+_worded_factors: dict[tuple, str] = {}
+forget_factors = _worded_factors.clear
+
+
+def _plain(text: str) -> bool:
+    """Text that Markdown and HTML both print as it is (nothing to escape in either)."""
+    return md_inline(text) == text and str(escape(clean_text(text))) == text
+
+
+@cache
+def _plain_vocabulary(lang: str) -> bool:
+    """Whether the words a PR's factors are worded from need no escaping in either format."""
+    s = strings(lang)
+    forms = [form for key in ("n_lines", "n_areas", "n_files") for form in s[key].values()]
+    words = [*s["factor_names"].values(), s["factor"], s["factor_negative"], *forms]
+    labels = [names["label"] for names in s["type_names"].values() if "label" in names]
+    return all(str(escape(w)) == w for w in [*words, s["list_sep"], s["list_and"]]) and all(
+        _plain(label) for label in labels
+    )
 
 
 class ReportText(Translator):
@@ -37,13 +65,38 @@ class ReportText(Translator):
 
     def factors(self, pr: dict, signed: bool = False) -> str:
         """The importance factors that scored, largest first, each worded with its figures
-        (with `signed`, the negative ones too, as the appendix lists them)."""
-        names = self.s["factor_names"]
-        parts = []
+        (with `signed`, the negative ones too, as the appendix lists them). Worded once for
+        both formats where they are the same text: a report words thousands of factors."""
         scored = sorted(
             ((n, p) for n, p in pr["factors"].items() if p > 0 or (signed and p < 0)),
             key=lambda kv: (-kv[1], kv[0]),
         )
+        if not self._same_in_both(pr, scored):
+            return self._factors(pr, scored)
+        counts = (pr["additions"] + pr["deletions"], len(pr.get("areas") or []))
+        key = (self.lang, tuple(scored), *counts, pr["changed_files"], pr["change_type"])
+        text = _worded_factors.get(key)
+        if text is None:
+            text = _worded_factors[key] = str(self._factors(pr, scored))
+        return self.safe(text)
+
+    def _same_in_both(self, pr: dict, scored: list[tuple[str, float]]) -> bool:
+        """Factors worded from counts and plain words alone, so Markdown and HTML word them
+        alike (a severity or a figure quotes the PR, which each format escapes its own way)."""
+        if not _plain_vocabulary(self.lang):
+            return False
+        names = self.s["factor_names"]
+        for name, _ in scored:
+            used = fields_of(names.get(name, name))
+            if not used <= COUNTED_FIELDS:
+                return False
+            if "type_label" in used and not _plain(self.type_label(pr["change_type"])):
+                return False
+        return True
+
+    def _factors(self, pr: dict, scored: list[tuple[str, float]]) -> str:
+        names = self.s["factor_names"]
+        parts = []
         claims = pr.get("impact_claims") or []
         # each worded only where a factor's name uses it: a report words thousands of factors
         values = {

@@ -18,7 +18,7 @@ from orchestration.report.charts import ChartText, area_chart_svg
 from orchestration.report.evidence import forget_plained
 from orchestration.report.nav import appendix_nav, week_nav
 from orchestration.report.notes import WeekNotes, notes_block, stamp_block
-from orchestration.report.prose import ReportText, body_text, theme
+from orchestration.report.prose import ReportText, body_text, forget_factors, theme
 from orchestration.report.queries import HISTORY_WEEKS, WeekFacts
 from orchestration.report.template_cache import environment
 from orchestration.report.text import clean_text, forget_cleaned, short_title
@@ -143,6 +143,7 @@ def render_week(facts: WeekFacts, notes: WeekNotes | None = None) -> dict[str, s
     # each text is cleaned once for the week's files (not kept from week to week)
     forget_cleaned()
     forget_plained()
+    forget_factors()
     view = build_view(facts)
     files: dict[str, str] = {}
     week = facts.week_start

@@ -1,0 +1,82 @@
+"""A PR's importance factors as the appendix words them: once per week for Markdown and HTML
+where the two are the same text, and each format's own escaping where they are not."""
+
+from __future__ import annotations
+
+from orchestration.report import prose
+from orchestration.report.prose import ReportText, forget_factors
+
+
+def _pr(**over) -> dict:
+    pr = {
+        "number": 7,
+        "additions": 1500,
+        "deletions": 320,
+        "areas": ["engine"],
+        "changed_files": 13,
+        "change_type": "feat",
+        "severity_word": None,
+        "impact_claims": [],
+        "factors": {"type": 2.0, "size": 2.0, "breadth": 1.0, "core": 1.0, "dampener": -0.5},
+    }
+    pr.update(over)
+    return pr
+
+
+def test_counted_factors_read_the_same_in_both_formats_and_are_worded_once(monkeypatch) -> None:
+    forget_factors()
+    worded = []
+    original = ReportText._factors
+
+    def counting(self, pr, scored):
+        worded.append(self.fmt)
+        return original(self, pr, scored)
+
+    monkeypatch.setattr(ReportText, "_factors", counting)
+    md = ReportText("en", "md").factors(_pr(), signed=True)
+    html = ReportText("en", "html").factors(_pr(), signed=True)
+    expected = (
+        "size: 1,820 changed lines (+2.0), feature work (+2.0), breadth: 1 area, 13 files "
+        "(+1.0), core path (+1.0) and docs, CI and chore dampener (−0.5)"
+    )
+    assert (str(md), str(html)) == (expected, expected)
+    assert type(html).__name__ == "Markup" and type(md).__name__ == "MdText"
+    assert worded == ["md"]
+    unsigned = ReportText("en", "html").factors(_pr())
+    assert str(unsigned) == (
+        "size: 1,820 changed lines (+2.0), feature work (+2.0), breadth: 1 area, 13 files "
+        "(+1.0) and core path (+1.0)"
+    )
+    assert worded == ["md", "html"]
+
+
+def test_a_factor_quoting_the_pr_is_escaped_by_each_format() -> None:
+    forget_factors()
+    pr = _pr(
+        factors={"severity": 1.5, "size": 2.0},
+        severity_word="<leak> *",
+        impact_claims=[{"figure": "2x"}],
+    )
+    md = str(ReportText("en", "md").factors(pr))
+    html = str(ReportText("en", "html").factors(pr))
+    assert md != html
+    assert "&lt;leak&gt;" in html and "<leak>" not in html
+    assert "\\*" in md and "&lt;" not in md
+
+
+def test_a_change_type_without_a_plain_label_is_worded_per_format() -> None:
+    forget_factors()
+    pr = _pr(change_type="a<b", factors={"type": 2.0})
+    assert str(ReportText("en", "html").factors(pr)) == "a&lt;b (+2.0)"
+    assert str(ReportText("en", "md").factors(pr)) == "a\\<b (+2.0)"
+
+
+def test_a_vocabulary_that_needs_escaping_is_never_shared(monkeypatch) -> None:
+    forget_factors()
+    monkeypatch.setattr(prose, "_plain_vocabulary", lambda lang: False)
+    pr = _pr(factors={"core": 1.0})
+    ReportText("en", "md").factors(pr)
+    assert not prose._worded_factors
+    assert prose._plain_vocabulary("en") is False
+    monkeypatch.undo()
+    assert prose._plain_vocabulary("en") is True and prose._plain_vocabulary("zh") is True
