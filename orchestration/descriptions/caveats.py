@@ -48,6 +48,10 @@ def _removal(sentence: str, vocab: Vocabulary) -> bool:
     verbs = vocab.index.get("caveat_removal_verb", {})
     if not toks or verbs.keys().isdisjoint(toks):
         return False
+    # what a removal must be of (below): one of the phrases' words, or a class's name
+    objects = vocab.key_words.get("caveat_removal", frozenset())
+    if objects.isdisjoint(toks) and not any(t.endswith(_CLASS_ENDS) for t in toks):
+        return False
     subject = vocab.starts("change_subject", " ".join(toks))
     first = len(subject.split()) if subject else 0
     for i, tok in enumerate(toks):

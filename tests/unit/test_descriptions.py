@@ -427,3 +427,20 @@ def test_a_sentence_ends_at_a_full_stop_a_closed_emphasis_or_a_cjk_mark() -> Non
     ]
     assert split("增加缓存。 速度翻倍", "a/b") == ["增加缓存。", "速度翻倍"]
     assert split("Version 1.2.3 is out", "a/b") == ["Version 1.2.3 is out"]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "breaking"),
+    [
+        ("This PR removes the use_cache config field", True),
+        ("Remove the GFPOTrainer", True),  # a class, by its name's end
+        ("The max_len option is removed", True),
+        ("Remove the unused helper", False),  # nothing a removal breaks
+        ("Remove speedup for sampling in eval", False),
+        ("Remove the ci job config", False),  # housekeeping
+    ],
+)
+def test_a_removal_is_breaking_only_of_a_setting_or_a_class(sentence: str, breaking: bool) -> None:
+    from orchestration.descriptions.caveats import _removal
+
+    assert _removal(sentence, seeds()) is breaking
