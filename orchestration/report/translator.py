@@ -31,14 +31,9 @@ def strings(lang: str) -> dict[str, Any]:
     return yaml.load((I18N_DIR / f"{lang}.yml").read_text(encoding="utf-8"), Loader=_LOADER)
 
 
-def md_inline(text: Any) -> str:
-    """Text safe in a Markdown paragraph or table cell: one line, no markup, no HTML, no
-    mention (the escaping layer's `md_text`)."""
-    return md_text(text)
-
-
-def md_cell(text: Any) -> str:
-    return md_inline(text)
+# Text safe in a Markdown paragraph or table cell: one line, no markup, no HTML, no mention
+# (the escaping layer's `md_text` itself: templates call it thousands of times a report)
+md_inline = md_cell = md_text
 
 
 LONG_WORD = 20  # a word this long (a path, an identifier) may break inside; shorter ones never
@@ -104,6 +99,7 @@ class Translator:
         self.s = strings(lang)
         self._html = fmt == "html"
         self._safe_type = Markup if self._html else MdText  # what this format takes as done
+        self._links: dict[tuple, str] = {}  # a PR's number linked, by (number, url)
 
     # --- escaping -------------------------------------------------------------------------
     def safe(self, text: str) -> str:
@@ -120,8 +116,8 @@ class Translator:
         if isinstance(value, self._safe_type):
             return value
         if self._html:
-            return html_text(clean_text(value))
-        return MdText(md_inline(value))
+            return _new_str(Markup, _escape_inner(clean_text(value)))
+        return md_text(value)
 
     def strong(self, value: Any) -> str:
         inner = self.esc(value)
@@ -152,10 +148,14 @@ class Translator:
     def fill(self, template: str, **values: Any) -> str:
         base = _escaped(template) if self._html else template
         value = self._value
-        return self.safe(base.format(**{k: value(v) for k, v in values.items()}))
+        return _new_str(self._safe_type, base.format(**{k: value(v) for k, v in values.items()}))
 
     def __call__(self, _key: str, /, **values: Any) -> str:
-        return self.fill(self.s[_key], **values)
+        # `fill` spelt out: a call fewer for each of the thousands of strings a report fills
+        template = self.s[_key]
+        base = _escaped(template) if self._html else template
+        value = self._value
+        return _new_str(self._safe_type, base.format(**{k: value(v) for k, v in values.items()}))
 
     def pick(self, key: str, sub: str, **values: Any) -> str:
         return self.fill(self.s[key][sub], **values)
@@ -196,8 +196,13 @@ class Translator:
 
     # --- numbers and dates --------------------------------------------------------------
     def num(self, value: Any, decimals: int | None = None) -> str:
-        if type(value) is int and decimals is None:
+        kind = type(value)
+        if kind is int and decimals is None:
             return _new_str(self._safe_type, f"{value:,}" if self.lang == "en" else str(value))
+        if kind is float and decimals == 1:  # an importance, a trailing average
+            return _new_str(
+                self._safe_type, f"{value:,.1f}" if self.lang == "en" else f"{value:.1f}"
+            )
         if value is None:
             return self.safe(self.s["none"])
         if decimals is None and float(value).is_integer():
@@ -251,6 +256,15 @@ class Translator:
         return f"{left}{before}{word}{after}{right}"
 
     def link(self, pr: dict, text: Any = None) -> str:
+        if text is None:  # each PR's number is linked a dozen times a file
+            key = (pr["number"], pr.get("url"))
+            done = self._links.get(key)
+            if done is None:
+                done = self._links[key] = self._link(pr, None)
+            return done
+        return self._link(pr, text)
+
+    def _link(self, pr: dict, text: Any) -> str:
         label = self.esc(text) if text is not None else self.safe(f"#{int(pr['number'])}")
         url = safe_url(pr.get("url"))
         if url is None:

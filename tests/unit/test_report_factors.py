@@ -80,3 +80,21 @@ def test_a_vocabulary_that_needs_escaping_is_never_shared(monkeypatch) -> None:
     assert prose._plain_vocabulary("en") is False
     monkeypatch.undo()
     assert prose._plain_vocabulary("en") is True and prose._plain_vocabulary("zh") is True
+
+
+def test_a_pr_number_is_linked_by_its_own_url_however_often_it_is_linked() -> None:
+    """Each file links a PR's number once and reuses it; the same number with another URL (a
+    group report's repositories) or none is linked as itself."""
+    t = ReportText("en", "html")
+    a = {"number": 7, "url": "https://github.com/a/b/pull/7"}
+    b = {"number": 7, "url": "https://github.com/c/d/pull/7"}
+    assert [str(t.link(p)) for p in (a, b, a, {"number": 7})] == [
+        '<a href="https://github.com/a/b/pull/7">#7</a>',
+        '<a href="https://github.com/c/d/pull/7">#7</a>',
+        '<a href="https://github.com/a/b/pull/7">#7</a>',
+        "#7",
+    ]
+    assert (
+        str(t.link(a, "a <title>")) == '<a href="https://github.com/a/b/pull/7">a &lt;title&gt;</a>'
+    )
+    assert str(ReportText("en", "md").link(a)) == "[#7](https://github.com/a/b/pull/7)"

@@ -104,3 +104,26 @@ def test_printed_values_are_escaped_as_markupsafe_escapes_them(tmp_path: Path) -
     env = environment(jinja2.FileSystemLoader(tmp_path), autoescape=True)
     page = env.get_template("page.j2").render(a="<'&\">", b=Markup("<i>"), c=3, d=None)
     assert page == "&lt;&#39;&amp;&#34;&gt;|<i>|3|None"
+
+
+def test_a_name_is_looked_up_as_jinja_looks_it_up(tmp_path: Path) -> None:
+    """An object's attribute before its item, a dict's item before its attribute (its methods
+    still win), and neither found is undefined, as in Jinja's own environment."""
+
+    class Both(dict):
+        title = "attribute"
+
+    (tmp_path / "page.j2").write_text(
+        "{{ o.title }}|{{ b.title }}|{{ b.other }}|{{ d.title }}|{{ d.items is callable }}|"
+        "{{ l.real }}|{{ o.missing is undefined }}|{{ d.missing is undefined }}",
+        encoding="utf-8",
+    )
+
+    class Obj:
+        title = "object"
+
+    env = environment(jinja2.FileSystemLoader(tmp_path), undefined=jinja2.Undefined)
+    page = env.get_template("page.j2").render(
+        o=Obj(), b=Both(title="item", other="item"), d={"title": "item", "items": 1}, l=3
+    )
+    assert page == "object|attribute|item|item|True|3|True|True"
