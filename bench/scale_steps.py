@@ -149,10 +149,22 @@ def build_planned(conn, project, lake: Path, run_scopes: list, select: list[str]
     seconds: dict[str, float] = {}
     for name in select:
         model = project.models[name]
-        for scope in plan.scopes(conn, model):
-            built = build(conn, project, scope, select=[name], sources=sources, lookback=False)
+        scopes = plan.scopes(conn, model)
+        # recorded with its rows when it builds one scope, as the asset does
+        with_write = (lambda _, m=model: plan.record_within(conn, m)) if len(scopes) == 1 else None
+        for scope in scopes:
+            built = build(
+                conn,
+                project,
+                scope,
+                select=[name],
+                sources=sources,
+                lookback=False,
+                with_write=with_write,
+            )
             seconds[name] = seconds.get(name, 0.0) + built.seconds[name]
-        plan.record(conn, model)
+        if with_write is None:
+            plan.record(conn, model)
     return seconds
 
 

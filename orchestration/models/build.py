@@ -52,6 +52,7 @@ def build(
     log: Say | None = None,
     lookback: bool = True,
     parts: Parts | None = None,
+    with_write: Callable[[str], None] | None = None,
 ) -> BuildResult:
     """Build the `select`ed models (every model when None) for `scope` (all partitions
     when None); `lookback=False`: the scope already holds the earlier weeks a model's
@@ -61,7 +62,10 @@ def build(
     that reads no `read_whole` source, for scopes that together cover every partition, each
     once; each such model is then built one part at a time (run.materialize), so a history too
     big to join in memory at once is joined a part at a time. A model reading a source whose
-    YAML says `read_whole: true` (the lake, read from its compacted copies) is built whole."""
+    YAML says `read_whole: true` (the lake, read from its compacted copies) is built whole.
+
+    `with_write(model name)` runs with each model's write, in its transaction where it has one
+    (run.materialize): what the caller records of the build commits with its rows."""
     chosen = set(project.order if select is None else select)
     models = [project.models[name] for name in project.order if name in chosen]
     result = BuildResult()
@@ -96,6 +100,7 @@ def build(
             lookback=lookback,
             before_write=lambda relation: before_write(relation, WHOLE, None),
             parts=in_parts,
+            with_write=(lambda name=model.name: with_write(name)) if with_write else None,
         )
         if written and mode == "full":  # its columns changed: rebuilt from its sources
             before_write(model.relation, REBUILT, None)

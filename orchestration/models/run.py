@@ -6,6 +6,7 @@ declares (`project.yml`), never columns the runner knows by name.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import duckdb
@@ -58,6 +59,7 @@ def materialize(
     before_write: Any = None,
     lookback: bool = True,
     parts: list[Scope] | None = None,
+    with_write: Callable[[], None] | None = None,
 ) -> str:
     """Build `model`; for an incremental model, replace only the scope's partitions.
 
@@ -71,6 +73,10 @@ def materialize(
     `parts` (scopes that together cover every partition, each once) builds an incremental
     model in full one part at a time, through its incremental SQL: what a build of all of a
     big history holds in memory at once is then one part's (see build.build).
+
+    `with_write` (the ledger's record of the weeks built) runs in the transaction that
+    replaces an incremental run's partitions, so both commit together and once; after any
+    other write, in a transaction of its own.
     """
     scope = written_scope(project, model, scope, lookback=lookback)
     variables = {**(variables or {}), **(scope.variables(project.partitions) if scope else {})}
@@ -99,10 +105,16 @@ def materialize(
         register_functions(conn, project.root, sql)
         return sql, params
 
+    def after_write() -> None:  # a write without a transaction of its own is done
+        if with_write:
+            with transaction(conn):
+                with_write()
+
     if model.materialized == "view":
         sql, _ = sql_for(None)
         conn.execute(schema)
         conn.execute(f"create or replace view {relation} as\n{sql}")
+        after_write()
         return "view"
     if model.materialized == "incremental" and scope is None and len(parts or ()) > 1:
         # a full build in parts: each part's rows from the model's incremental SQL, into one
@@ -118,6 +130,8 @@ def materialize(
             for i, (sql, params) in enumerate(rendered):
                 into = "insert into {} by name" if i else "create or replace table {} as"
                 conn.execute(f"{into.format(relation)}\n{sql}", params)
+            if with_write:
+                with_write()
         return "full"
     # an incremental run's table as it is: its columns, None when it does not exist yet
     existing = None if model.materialized == "table" or scope is None else _existing(conn, relation)
@@ -125,6 +139,7 @@ def materialize(
         sql, params = sql_for(None)
         conn.execute(schema)
         conn.execute(f"create or replace table {relation} as\n{sql}", params)
+        after_write()
         return "table" if model.materialized == "table" else "full"
 
     sql, params = sql_for(scope)
@@ -135,9 +150,12 @@ def materialize(
             scoped, keys = scope.filter() or ("false", {})
             conn.execute(f"delete from {relation} where {scoped}", keys)
             conn.execute(f"insert into {relation} by name select * from temp._incoming")
+            if with_write:
+                with_write()
         conn.execute("drop table temp._incoming")
     if schema_changed:  # the model's columns changed since the table was built: rebuild it all
         sql, params = sql_for(None)
         conn.execute(f"create or replace table {relation} as\n{sql}", params)
+        after_write()
         return "full"
     return "incremental"

@@ -133,6 +133,13 @@ def build_model_asset(project: Project, model: Model) -> dg.AssetsDefinition:
         def before_write(relation: str, kind: str, written: Scope | None) -> None:
             session.note_all(relation, kind, RunScope.each_of(written) if written else [None])
 
+        # the weeks this model has now seen (a UI selection may skip others), recorded in the
+        # transaction that writes its rows when it builds one scope (a week's run)
+        with_write = None
+        if plan:
+            session.note_all(LEDGER, WEEKS, plan.rebuilt)
+            if len(scopes) == 1:
+                with_write = lambda _: plan.record_within(conn, model)  # noqa: E731
         modes = []
         for scope in scopes:
             built = build(
@@ -145,12 +152,12 @@ def build_model_asset(project: Project, model: Model) -> dg.AssetsDefinition:
                 before_write=before_write,
                 log=context.log.warning,
                 lookback=not reaching,
+                with_write=with_write,
             )
             for name in built.seeds_loaded:
                 context.log.info(f"loaded seed {name}")
             modes.append(built.modes[model.name])
-        if plan:  # the weeks this model has now seen (a UI selection may skip others)
-            session.note_all(LEDGER, WEEKS, plan.rebuilt)
+        if plan and with_write is None:
             plan.record(conn, model)
         (rows,) = conn.execute(f"select count(*) from {model.relation}").fetchone()
         checked = (

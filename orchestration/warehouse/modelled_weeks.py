@@ -26,6 +26,7 @@ from orchestration.storage import Location
 
 LEDGER = "runs.modelled_weeks"
 COLUMNS = ["model", "repo", "week_start", "stamp"]
+LAYOUT = "model varchar, repo varchar, week_start date, stamp varchar"
 # the model listing every extracted week (sql/staging)
 EXTRACTED = "stg_weekly_partitions"
 Stamps = dict[date, str]  # a repository's week files: week -> stamp
@@ -68,9 +69,7 @@ def _ensure(conn: duckdb.DuckDBPyConnection) -> None:
         if _columns(conn) == COLUMNS:
             return
         conn.execute(f"drop table {LEDGER}")
-    conn.execute(
-        f"create table {LEDGER} (model varchar, repo varchar, week_start date, stamp varchar)"
-    )
+    conn.execute(f"create table {LEDGER} ({LAYOUT})")
 
 
 def record(
@@ -91,6 +90,23 @@ def record(
         _ready.discard(conn)  # the ledger went (an undo, a rolled-back first record): again
         with transaction(conn):
             _record(conn, model, scopes, extracted)
+
+
+def record_within(
+    conn: duckdb.DuckDBPyConnection,
+    model: str,
+    scopes: list[RunScope],
+    extracted: dict[str, Stamps],
+) -> None:
+    """`record`, in the transaction the caller holds open (the one writing the model's rows:
+    both commit together, and a week's run commits once a model, not twice). A failed
+    statement would abort that transaction, so a ledger that went since this connection made
+    it (an undo) is made again first, not found missing."""
+    if conn in _ready:  # one call for both: a week's run makes it for each of 21 models
+        conn.execute(
+            f"create schema if not exists runs; create table if not exists {LEDGER} ({LAYOUT})"
+        )
+    _record(conn, model, scopes, extracted)
 
 
 def _record(

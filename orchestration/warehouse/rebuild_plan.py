@@ -16,7 +16,13 @@ from orchestration.models.project import Model, Project
 from orchestration.models.render import render
 from orchestration.models.scope import Scope
 from orchestration.run_scope import RunScope, together
-from orchestration.warehouse.modelled_weeks import Stamps, modelled_by_all, record, week_stamps
+from orchestration.warehouse.modelled_weeks import (
+    Stamps,
+    modelled_by_all,
+    record,
+    record_within,
+    week_stamps,
+)
 
 
 class RebuildPlan:
@@ -66,6 +72,11 @@ class RebuildPlan:
     def record(self, conn: duckdb.DuckDBPyConnection, model: Model) -> None:
         """`model` has built the planned weeks."""
         record(conn, model.name, self.rebuilt, self.extracted)
+
+    def record_within(self, conn: duckdb.DuckDBPyConnection, model: Model) -> None:
+        """`record`, in the open transaction that writes the model's rows (build's
+        `with_write`)."""
+        record_within(conn, model.name, self.rebuilt, self.extracted)
 
 
 LINKS = "int_pull_request_links"

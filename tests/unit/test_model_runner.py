@@ -118,6 +118,39 @@ def test_incremental_rerun_replaces_its_weeks_without_duplicates(tmp_path: Path)
     assert rows == [(date(2026, 7, 13), 3, 50), (date(2026, 7, 20), 3, 50)]
 
 
+def test_what_a_write_records_commits_with_its_rows_and_fails_with_them(tmp_path: Path) -> None:
+    """`with_write` runs in the transaction replacing an incremental run's weeks: a record
+    that fails takes the week's new rows with it, and one that succeeds commits with them."""
+    project = load_project(write_project(tmp_path / "sql", PROJECT))
+    conn = duckdb.connect()
+    from orchestration.models.seeds import load_seeds
+
+    load_seeds(conn, project)
+    for name in ("numbers", "scaled"):
+        materialize(conn, project, project.models[name], scope=None)
+    weekly = project.models["weekly"]
+    scope = RunScope("acme/rocket", date(2026, 7, 13), date(2026, 7, 13)).partitions()
+    conn.execute("create table seen (model varchar)")
+
+    def note() -> None:
+        conn.execute("insert into seen values ('weekly')")
+
+    assert materialize(conn, project, weekly, scope=scope, with_write=note) == "full"
+    conn.execute("update marts.weekly set scaled = 0")  # what a rerun must replace
+
+    def fail() -> None:
+        note()
+        raise RuntimeError("the record failed")
+
+    with pytest.raises(RuntimeError, match="the record failed"):
+        materialize(conn, project, weekly, scope=scope, with_write=fail)
+    assert conn.execute("select sum(scaled) from marts.weekly").fetchone() == (0,)
+    assert conn.execute("select count(*) from seen").fetchone() == (1,)
+    assert materialize(conn, project, weekly, scope=scope, with_write=note) == "incremental"
+    assert conn.execute("select sum(scaled) from marts.weekly").fetchone() == (50,)
+    assert conn.execute("select count(*) from seen").fetchone() == (2,)
+
+
 def test_a_declared_python_function_is_callable_from_a_model(tmp_path: Path) -> None:
     root = write_project(
         tmp_path / "sql",

@@ -48,6 +48,22 @@ def test_a_connection_records_again_after_the_ledger_went() -> None:
     assert _rows(conn) == [("m", "a/x", W2, "2")]
 
 
+def test_a_record_within_a_transaction_makes_the_ledger_again_after_it_went() -> None:
+    """`record_within` runs in the caller's open transaction, where a missing ledger would
+    abort it: a ledger that went since the connection made it is made again."""
+    from orchestration.warehouse.modelled_weeks import record_within
+
+    conn = duckdb.connect()
+    conn.execute("begin")
+    record_within(conn, "m", [RunScope("a/x", W1, W1)], {"a/x": {W1: "1"}})
+    conn.execute("commit")
+    conn.execute("drop schema runs cascade")  # as an undo could
+    conn.execute("begin")
+    record_within(conn, "m", [RunScope("a/x", W2, W2)], {"a/x": {W2: "2"}})
+    conn.execute("commit")
+    assert _rows(conn) == [("m", "a/x", W2, "2")]
+
+
 def test_scopes_of_the_same_weeks_replace_those_weeks_of_each_repository() -> None:
     conn = duckdb.connect()
     stamps = {"a/x": {W1: "1", W2: "2"}, "b/y": {W1: "3", W2: "4"}, "c/z": {W1: "5"}}
