@@ -85,11 +85,32 @@ filled as (
         g.topic,
         coalesce(c.pr_count, 0) as pr_count,
         coalesce(c.importance_sum, 0) as importance_sum,
-        coalesce(c.numbers, []) as numbers,
-        coalesce(wt.importance, 0) as week_importance
+        coalesce(c.numbers, []) as numbers
     from grid g
     left join counts c using (repo, week_start, topic)
+),
+
+-- what depends on the week alone (its total, its trailing weeks and baseline total), windowed
+-- over the repository's weeks, not over every topic's copy of them in the grid; distinct: a
+-- week twice in the partitions has the same frames both times, as in the grid
+week_windows as (
+    select distinct
+        w.repo,
+        w.week_start,
+        coalesce(wt.importance, 0) as week_importance,
+        count(*) over trailing_window as trailing_weeks,
+        sum(coalesce(wt.importance, 0)) over baseline_window as baseline_total
+    from weeks w
     left join week_totals wt using (repo, week_start)
+    window
+        trailing_window as (
+            partition by w.repo order by w.week_start
+            range between to_weeks((select trailing_weeks from settings)) preceding and interval 1 day preceding
+        ),
+        baseline_window as (
+            partition by w.repo order by w.week_start
+            range between to_weeks((select baseline_weeks from settings)) preceding and interval 1 day preceding
+        )
 ),
 
 windowed as (
@@ -98,8 +119,6 @@ windowed as (
         avg(f.pr_count) over trailing_window as trailing_avg,
         avg(f.importance_sum) over trailing_window as trailing_importance_avg,
         sum(f.importance_sum) over baseline_window as baseline_importance,
-        sum(f.week_importance) over baseline_window as baseline_total,
-        count(*) over trailing_window as trailing_weeks,
         coalesce(
             -- ordered as the range frames are (a week as a timestamp): one sort for every window
             max(case when f.pr_count > 0 then f.week_start end) over (
@@ -140,18 +159,19 @@ classified as (
         t.name_zh as topic_zh,
         w.pr_count,
         cast(w.importance_sum as double) as importance_sum,
-        round(cast(w.importance_sum / nullif(w.week_importance, 0) as double), 3) as importance_share,
-        round(cast(w.baseline_importance / nullif(w.baseline_total, 0) as double), 3) as baseline_share,
+        round(cast(w.importance_sum / nullif(ww.week_importance, 0) as double), 3) as importance_share,
+        round(cast(w.baseline_importance / nullif(ww.baseline_total, 0) as double), 3) as baseline_share,
         w.numbers,
         case when h.trailing_known then round(coalesce(w.trailing_avg, 0), 2) end as trailing_avg,
         case when h.trailing_known
             then round(cast(coalesce(w.trailing_importance_avg, 0) as double), 2)
         end as trailing_importance_avg,
-        cast(w.trailing_weeks as integer) as trailing_weeks,
+        cast(ww.trailing_weeks as integer) as trailing_weeks,
         {{ trend_word('w.pr_count', 'w.trailing_avg', 'w.last_week', 'h.trailing_known') }} as trend,
         cast((w.week_start - w.last_week) / 7 as integer) as weeks_since_last
     from windowed w
     cross join settings s
+    join week_windows ww using (repo, week_start)
     join {{ ref('topics') }} t using (topic)
     join history h using (repo, week_start)
     where w.pr_count > 0 or coalesce(w.trailing_avg, 0) > 0
