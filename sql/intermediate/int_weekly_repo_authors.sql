@@ -6,11 +6,22 @@
 -- repository and week with a human author. A step of int_weekly_repo_digest, inlined there.
 
 -- the week's PRs; a PR twice in a week (a key a data test has failed on: its week is not
--- reported) is read once, as the joins below would multiply it with itself
-with week_prs as (
-    select distinct on (repo, week_start, number) repo, week_start, number, author, title, url, merged_at
-    from {{ ref('fct_pull_requests') }}
+-- reported) is read once, as the joins below would multiply it with itself: only the rows of
+-- the keys that repeat are made distinct (as int_weekly_repo_digest does)
+with week_rows as not materialized (
+    select repo, week_start, number, author, title, url, merged_at from {{ ref('fct_pull_requests') }}
     {{ in_run_weeks() }}
+),
+
+repeated as (
+    select repo, week_start, number from week_rows group by all having count(*) > 1
+),
+
+week_prs as (
+    select * from week_rows anti join repeated using (repo, week_start, number)
+    union all
+    select distinct on (repo, week_start, number) *
+    from week_rows semi join repeated using (repo, week_start, number)
 ),
 
 bots as (

@@ -29,12 +29,24 @@ summary as (
 
 -- the week's PRs, and those of the key_weeks weeks before for the scale; a PR twice in a week
 -- (a key a data test has failed on: its week is not reported) is read once, as the joins
--- below would multiply it with itself (distinct on: a hash aggregate, where a window sorted)
-scale_prs as (
-    select distinct on (repo, week_start, number)
-        repo, week_start, number, importance, is_key, is_release, title, url, headline_claim, caveats
+-- below would multiply it with itself: the keys that repeat are found first (none unless a test
+-- failed), and only their rows are made distinct (a window, or a distinct of every row, held
+-- each row's columns; read again rather than copied)
+scale_rows as not materialized (
+    select repo, week_start, number, importance, is_key, is_release, title, url, headline_claim, caveats
     from {{ ref('fct_pull_requests') }}
     {{ in_run_weeks(back="(select key_weeks - 1 from key_settings)") }}
+),
+
+repeated as (
+    select repo, week_start, number from scale_rows group by all having count(*) > 1
+),
+
+scale_prs as (
+    select * from scale_rows anti join repeated using (repo, week_start, number)
+    union all
+    select distinct on (repo, week_start, number) *
+    from scale_rows semi join repeated using (repo, week_start, number)
 ),
 
 week_prs as (
