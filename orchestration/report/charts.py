@@ -86,8 +86,6 @@ def area_chart_svg(
     areas = chart_areas(history, rising)
     colours = dict(zip(areas, PALETTE, strict=False))
     rest = {a for _, _, by_area in history for a in by_area} - set(areas)
-    slot = (WIDTH - LEFT - RIGHT) / (len(history) or 1)
-    bar = min(44.0, slot * 0.72)
     highest = max([total for _, total, _ in history] + [1])
     step = _nice_step(highest)
     y_max = max(step, -(-highest // step) * step)
@@ -128,6 +126,52 @@ def area_chart_svg(
         out.append(
             f'<text x="{LEFT - 6}" y="{ty + 6:.1f}" text-anchor="end" fill="#555555">{tick}</text>'
         )
+    other = escape(words.other(len(rest)))
+    bars = _bars(history, current, areas, y_max)
+    out += [line if type(line) is str else f"{line[0]}{other}{line[1]}" for line in bars]
+    for lx, row, colour, label, cut_name in placed:
+        ly = legend_top + ROW * row
+        edge = f' stroke="{BAR_OUTLINE}"' if colour == OTHER_COLOUR else ""
+        out.append(
+            f'<rect x="{lx:.1f}" y="{ly - SWATCH + 1}" width="{SWATCH}" height="{SWATCH}" '
+            f'fill="{colour}"{edge}/>'
+        )
+        full = f"<title>{escape(clean_text(cut_name))}</title>" if cut_name else ""
+        out.append(
+            f'<text x="{lx + SWATCH + 6:.1f}" y="{ly}" fill="#333333">{full}{escape(label)}</text>'
+        )
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def _bars(history: list, current: date, areas: list[str], y_max: int) -> list:
+    """The bars and their labels, one line each, the same in every language but for the name
+    of the areas drawn together: such a line is (before, after) that name. Drawn once for a
+    week's charts (`_last_bars` keeps the last week's)."""
+    key = (
+        tuple((week, total, frozenset(by_area.items())) for week, total, by_area in history),
+        current,
+        tuple(areas),
+        y_max,
+    )
+    last = _last_bars[0]
+    if last[0] != key:
+        last = _last_bars[0] = (key, _draw_bars(history, current, areas, y_max))
+    return last[1]
+
+
+_last_bars: list[tuple] = [((), [])]
+
+
+def _draw_bars(history: list, current: date, areas: list[str], y_max: int) -> list:
+    colours = dict(zip(areas, PALETTE, strict=False))
+    slot = (WIDTH - LEFT - RIGHT) / (len(history) or 1)
+    bar = min(44.0, slot * 0.72)
+
+    def y(value: float) -> float:
+        return TOP + PLOT_H - PLOT_H * value / y_max
+
+    out: list[str | tuple[str, str]] = []
     current_index = next((i for i, (w, _, _) in enumerate(history) if w == current), -1)
     label_every = 1 if slot >= 50 else 2  # week labels need about 40 units each
     for index, (week, total, by_area) in enumerate(history):
@@ -144,13 +188,18 @@ def area_chart_svg(
         for area, count, colour in segments:
             if count <= 0:
                 continue
-            name = clean_text(area) if area else words.other(len(rest))
             y_top, y_bottom = y(base + count), y(base)
-            out.append(
+            rect = (
                 f'<rect x="{x:.1f}" y="{y_top:.1f}" width="{bar:.1f}" '
-                f'height="{y_bottom - y_top:.1f}" fill="{colour}">'
-                f"<title>{escape(f'{week.isoformat()} {name}: {count}')}</title></rect>"
+                f'height="{y_bottom - y_top:.1f}" fill="{colour}"><title>'
             )
+            # escaped piece by piece, as the whole (escape maps each character alone)
+            if area:
+                out.append(f"{rect}{escape(f'{week.isoformat()} {clean_text(area)}: {count}')}"
+                           "</title></rect>")  # fmt: skip
+            else:
+                out.append((f"{rect}{escape(f'{week.isoformat()} ')}",
+                            f"{escape(f': {count}')}</title></rect>"))  # fmt: skip
             base += count
         weight = ' font-weight="bold"' if week == current else ""
         centre = x + bar / 2
@@ -164,16 +213,4 @@ def area_chart_svg(
                 f'<text x="{centre:.1f}" y="{y(total) - 5:.1f}" text-anchor="middle" '
                 f'fill="#333333"{weight}>{total}</text>'
             )
-    for lx, row, colour, label, cut_name in placed:
-        ly = legend_top + ROW * row
-        edge = f' stroke="{BAR_OUTLINE}"' if colour == OTHER_COLOUR else ""
-        out.append(
-            f'<rect x="{lx:.1f}" y="{ly - SWATCH + 1}" width="{SWATCH}" height="{SWATCH}" '
-            f'fill="{colour}"{edge}/>'
-        )
-        full = f"<title>{escape(clean_text(cut_name))}</title>" if cut_name else ""
-        out.append(
-            f'<text x="{lx + SWATCH + 6:.1f}" y="{ly}" fill="#333333">{full}{escape(label)}</text>'
-        )
-    out.append("</svg>")
-    return "\n".join(out) + "\n"
+    return out
