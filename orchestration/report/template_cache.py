@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 from contextlib import suppress
 from functools import cache
-from types import FunctionType, MethodType
+from types import BuiltinMethodType, FunctionType, MethodType
 from typing import Any
 
 import jinja2
@@ -63,6 +63,8 @@ def _callee(obj: Any) -> Any:
         return obj.__func__
     if kind is FunctionType:
         return obj
+    if kind is BuiltinMethodType:  # a dict's `get`: nothing can mark it to want a context
+        return kind
     own = getattr(obj, "__dict__", None)
     if own is None or "__call__" in own or "jinja_pass_arg" in own:
         return None

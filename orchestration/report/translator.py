@@ -100,6 +100,7 @@ class Translator:
         self._html = fmt == "html"
         self._safe_type = Markup if self._html else MdText  # what this format takes as done
         self._links: dict[tuple, str] = {}  # a PR's number linked, by (number, url)
+        self._refs: dict[tuple, str] = {}  # and with its short title, by (number, url, title)
 
     # --- escaping -------------------------------------------------------------------------
     def safe(self, text: str) -> str:
@@ -281,8 +282,14 @@ class Translator:
         return self.join(shown)
 
     def pr_ref(self, pr: dict) -> str:
-        """`#123 short title`, the number linked."""
-        return self.safe(f"{self.link(pr)} {self.esc(short_title(pr['title']))}")
+        """`#123 short title`, the number linked (once per file, as `link`)."""
+        key = (pr["number"], pr.get("url"), pr["title"])
+        done = self._refs.get(key)
+        if done is None:
+            done = self._refs[key] = self.safe(
+                f"{self.link(pr)} {self.esc(short_title(pr['title']))}"
+            )
+        return done
 
     # --- vocabulary -----------------------------------------------------------------------
     def flag(self, flag: str) -> str:

@@ -98,3 +98,13 @@ def test_a_pr_number_is_linked_by_its_own_url_however_often_it_is_linked() -> No
         str(t.link(a, "a <title>")) == '<a href="https://github.com/a/b/pull/7">a &lt;title&gt;</a>'
     )
     assert str(ReportText("en", "md").link(a)) == "[#7](https://github.com/a/b/pull/7)"
+
+
+def test_a_pr_reference_follows_its_title_and_url() -> None:
+    t = ReportText("en", "md")
+    a = {"number": 7, "url": "https://github.com/a/b/pull/7", "title": "[core] fix: a *race*"}
+    assert str(t.pr_ref(a)) == "[#7](https://github.com/a/b/pull/7) a \\*race\\*"
+    assert (
+        str(t.pr_ref({**a, "title": "docs: other"})) == "[#7](https://github.com/a/b/pull/7) other"
+    )
+    assert str(t.pr_ref(a)) == "[#7](https://github.com/a/b/pull/7) a \\*race\\*"

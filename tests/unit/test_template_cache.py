@@ -127,3 +127,14 @@ def test_a_name_is_looked_up_as_jinja_looks_it_up(tmp_path: Path) -> None:
         o=Obj(), b=Both(title="item", other="item"), d={"title": "item", "items": 1}, l=3
     )
     assert page == "object|attribute|item|item|True|3|True|True"
+
+
+def test_a_builtin_method_is_called_with_its_own_arguments(tmp_path: Path) -> None:
+    (tmp_path / "page.j2").write_text(
+        "{{ d.get('a') }}|{{ d.get('b', 'none') }}|{{ ', '.join(['x', 'y']) }}|{{ len([1]) }}",
+        encoding="utf-8",
+    )
+    env = environment(jinja2.FileSystemLoader(tmp_path), autoescape=True)
+    for _ in range(2):
+        page = env.get_template("page.j2").render(d={"a": "<1>"}, len=len)
+        assert page == "&lt;1&gt;|none|x, y|1"
