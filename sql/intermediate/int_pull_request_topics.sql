@@ -49,14 +49,14 @@ rules as (
 ),
 
 -- a path word names a topic when it is in at least half of the PR's changed files; each
--- distinct path is split once, however many PRs changed it
+-- distinct path is split once, however many PRs and repositories changed it
 path_hits as (
     -- the words of the folders and the file's name, not of its extension (`package.json`)
-    select p.repo, p.path, p.word
+    select p.path, p.word
     from (
-        select repo, path, unnest(list_distinct(
+        select path, unnest(list_distinct(
             regexp_split_to_array(regexp_replace(lower(path), '\.[^./]*$', ''), '[/._-]+'))) as word
-        from (select distinct repo, path from changed)
+        from (select distinct path from changed)
     ) p
     semi join rules r on r.source = 'path' and r.keyword = p.word
 ),
@@ -66,7 +66,7 @@ path_words as (
     from (
         select c.repo, c.week_start, c.number, h.word, count(*) as n
         from changed c
-        join path_hits h using (repo, path)
+        join path_hits h using (path)
         group by c.repo, c.week_start, c.number, h.word
     ) w
     join files f using (repo, week_start, number)
@@ -230,8 +230,10 @@ final as (
         p.number,
         t.topic,
         min(t.position) as topic_position,
-        -- the first step's evidence; within a step, the first in alphabetical order
-        substr(min(t.step || ':' || t.evidence), 3) as evidence
+        -- the first step's evidence; within a step, the first in alphabetical order (the least
+        -- of one key: a string of the two made for every hit cost more)
+        arg_min(t.evidence, {'step': t.step, 'evidence': t.evidence}) filter (where t.evidence is not null)
+            as evidence
     from (select * from hits union all select * from defaults) t
     join prs p using (repo, week_start, number)
     group by p.repo, p.week_start, p.number, t.topic
