@@ -253,6 +253,7 @@ def test_every_value_reaches_sql_as_a_parameter() -> None:
         "FAILURES",
         # the weeks each model has built (orchestration/warehouse/modelled_weeks.py)
         "LEDGER",
+        "LAYOUT",
         "failing",
         "picked",
         "named",
