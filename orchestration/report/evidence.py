@@ -134,9 +134,9 @@ def values(
 ) -> dict[str, Any]:
     """The placeholders a reason's form may use (with `used`, only those), from the evidence
     and the PR: a report words thousands of reasons, most of them with a value or two."""
-    return {
-        k: make(t, flag, evidence, pr) for k, make in _MAKERS.items() if used is None or k in used
-    }
+    if used is None:
+        return {k: make(t, flag, evidence, pr) for k, make in _MAKERS.items()}
+    return {k: _MAKERS[k](t, flag, evidence, pr) for k in used if k in _MAKERS}
 
 
 def reason(t: Translator, flag: str, item: dict) -> str:
