@@ -83,12 +83,12 @@ select
     )) as na,
     -- the title's words that may name an area of its files: with no tag naming one and no
     -- dependency bump (its title names the dependency), words of three letters or more,
-    -- code split at its capitals (`CacheEntry`: `cache`, `entry`), not its verb, a type
-    -- word, a scope tag or a container folder (`crates`)
+    -- code split at its capitals (`CacheEntry`: `cache`, `entry`; split once per title in
+    -- int_pull_request_title_fields), not its verb, a type word, a scope tag or a container
+    -- folder (`crates`)
     struct_pack(words := case when len(p.named_area_items) = 0 and len(pa.nameable_areas) > 1
             and not p.is_dependency_bump and not coalesce(f.dependency_only, false) then
-        list_filter(list_distinct(regexp_split_to_array(lower(regexp_replace(
-            coalesce(p.description, p.rest), '([a-z0-9])([A-Z])', '\1 \2', 'g')), '[^a-z0-9]+')),
+        list_filter(list_distinct(p.area_words),
             -- (a case: the lists searched only for a word that passed the lookups)
             lambda w: case when length(w) >= 3 and w is distinct from p.first_word and v.type_of_word[w] is null
                 and v.type_of_alias[w] is null then not list_contains(v.scope_tags, w)
@@ -96,8 +96,7 @@ select
     end,
     -- and all of them in order, between colons (`:respect:string:cache:scope:`)
     sequence := case when len(p.named_area_items) = 0 and len(pa.nameable_areas) > 1 then
-        ':' || array_to_string(regexp_split_to_array(lower(regexp_replace(
-            coalesce(p.description, p.rest), '([a-z0-9])([A-Z])', '\1 \2', 'g')), '[^a-z0-9]+'), ':') || ':'
+        ':' || array_to_string(p.area_words, ':') || ':'
     end) as tw
 from {{ ref('int_pull_request_described') }} p
 cross join {{ ref('int_pull_request_class_vocabulary') }} v

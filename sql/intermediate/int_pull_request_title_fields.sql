@@ -90,7 +90,12 @@ title_fields as (
         lower(regexp_extract(trim(substr(rest, length(typed_prefix.prefix) + 1)), '^\W*[A-Za-z]+\W+([A-Za-z]+)', 1))
             as second_word,
         list_filter(regexp_split_to_array(lower(parse_title), '[\s,:;()\[\]"''`!]+'), lambda w: w <> '')
-            as title_tokens
+            as title_tokens,
+        -- the words of what follows the prefix, code split at its capitals (`CacheEntry`:
+        -- `cache`, `entry`), that may name an area (int_pull_request_placed): once per title
+        regexp_split_to_array(lower(regexp_replace(
+            coalesce(trim(substr(rest, length(typed_prefix.prefix) + 1)), rest), '([a-z0-9])([A-Z])', '\1 \2', 'g')),
+            '[^a-z0-9]+') as area_words
     from title_prefixes
 )
 

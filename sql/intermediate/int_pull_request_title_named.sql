@@ -16,7 +16,7 @@ select
     -- not `dpo_trainer.py`, a file named as itself): the command or file it names, a file
     -- without its extension, spelt as the path area, folder or file it names; not a test's
     -- name, nor an identifier (`top_k`, `fill_null()`: a function names no area)
-    list_filter(list_transform(
+    case when contains(p.title, '`') then list_filter(list_transform(
         list_filter(regexp_extract_all(p.title, '`([^`]+)`', 1), lambda c:
             regexp_matches(trim(c), '^[A-Za-z][\w.-]*( +[\w.=/-]+)+$|^[\w-]+\.[a-z]+$')),
         lambda c: list_transform([{
@@ -34,7 +34,7 @@ select
                         end,
                         array_to_string(s.words[1:case when s.is_file then n - 1 else n end], '_'))
                 end), lambda a: a is not null)[1])[1]),
-        lambda a: a is not null)[1] as title_file_area
+        lambda a: a is not null)[1] end as title_file_area
 from (
     select
         p.*,

@@ -112,19 +112,34 @@ with titles as (
         ) as raw_modules
     from {{ ref('int_pull_request_title_fields') }} t
     cross join {{ ref('int_pull_request_class_vocabulary') }} v
+),
+
+-- a bot author's type, once per distinct author (a NULL author matches no pattern)
+bots as (
+    select
+        a.author,
+        list_filter(v.bot_types, lambda b: lower(coalesce(a.author, '')) like b.pattern)[1].change_type as bot_type
+    from (
+        select distinct author from {{ ref('stg_pull_requests') }}
+        {{ in_run_weeks() }}
+    ) a
+    cross join {{ ref('int_pull_request_class_vocabulary') }} v
 )
 
 select
     t.*,  -- noqa: AM04
     list_sort(list_filter(
-        list_transform(t.label_names, lambda l: v.type_of_alias[regexp_replace(l, '^(type|kind)\s*[:/]\s*', '')]),
+        list_transform(t.label_names, lambda l: v.type_of_alias[
+            case when contains(l, ':') or contains(l, '/') then regexp_replace(l, '^(type|kind)\s*[:/]\s*', '') else l end]),
         lambda x: x is not null
     ))[1] as label_type,
     -- a revert the description opens with (`This reverts commit ...`, `Reverts #N`): one
-    -- further down is a squashed commit that reverted another of the same PR
-    regexp_matches(t.body, '(?i)^\s*(#[^\n]*\n\s*)*(this reverts commit [0-9a-f]{7,40}|reverts?\s+([\w.-]+/[\w.-]+)?#\d+)')
-        as is_revert_body,
-    list_filter(v.bot_types, lambda b: lower(coalesce(t.author, '')) like b.pattern)[1].change_type as bot_type,
+    -- further down is a squashed commit that reverted another of the same PR (the regexes on
+    -- the description run only where a cheap search finds the word they need)
+    case when t.body ilike '%revert%' then
+        regexp_matches(t.body, '(?i)^\s*(#[^\n]*\n\s*)*(this reverts commit [0-9a-f]{7,40}|reverts?\s+([\w.-]+/[\w.-]+)?#\d+)')
+    else false end as is_revert_body,
+    b.bot_type,
     case
         when list_contains(t.tokens, 'breaking') then 'title_tag'
         when t.typed_bang then 'title_bang'
@@ -134,7 +149,8 @@ select
     end as breaking_signal,
     list_filter(
         list_transform(t.label_names, lambda l:
-            regexp_extract(l, '^(area|module|component|comp|scope)\s*[:/]\s*(.+)$', 2)),
+            case when contains(l, ':') or contains(l, '/') then
+                regexp_extract(l, '^(area|module|component|comp|scope)\s*[:/]\s*(.+)$', 2) else '' end),
         lambda x: x <> ''
     ) as label_areas,
     -- `Reverts #N` / `Reverts owner/name#N` in the description, or `(#N)` closing the
@@ -145,10 +161,12 @@ select
         end,
         nullif(regexp_extract(t.title, '(?i)revert\s*:?\s*["“].*\(#(\d+)\)\s*["”]?\s*$', 1), '')
     ), '') as revert_number_text,
-    nullif(regexp_extract(t.body, 'This reverts commit ([0-9a-f]{7,40})', 1), '') as revert_commit,
+    case when contains(t.body, 'This reverts commit ') then
+        nullif(regexp_extract(t.body, 'This reverts commit ([0-9a-f]{7,40})', 1), '')
+    end as revert_commit,
     nullif(lower(trim(regexp_extract(t.title, '(?i)revert\s*:?\s*["“](.+)["”]\s*$', 1))), '') as revert_quoted_title,
     case
-        when contains(t.title || t.body, '#') or contains(t.title || t.body, '/pull/') then
+        when contains(t.title, '#') or contains(t.body, '#') or contains(t.title, '/pull/') or contains(t.body, '/pull/') then
             list_distinct(list_transform(
                 regexp_extract_all(t.title || chr(10) || t.body, '(?:#|/pull/)(\d{1,9})\b', 1),
                 lambda n: cast(n as bigint)
@@ -166,3 +184,4 @@ from (
     {{ in_run_weeks(of='p') }}
 ) t
 cross join {{ ref('int_pull_request_class_vocabulary') }} v
+left join bots b using (author)
