@@ -9,7 +9,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from orchestration.models.project import ProjectError, load_project
+from orchestration.models.project import Project, ProjectError, load_project
 from orchestration.models.run import materialize
 from orchestration.run_scope import RunScope
 
@@ -97,14 +97,20 @@ def test_a_bad_lookback_is_refused(tmp_path: Path, config: str, message: str) ->
         load_project(root)
 
 
-def test_incremental_rerun_replaces_its_weeks_without_duplicates(tmp_path: Path) -> None:
-    project = load_project(write_project(tmp_path / "sql", PROJECT))
-    conn = duckdb.connect()
+def _upstream_built(tmp_path: Path) -> tuple[Project, duckdb.DuckDBPyConnection]:
+    """PROJECT in memory, its seeds loaded and the models `weekly` reads built."""
     from orchestration.models.seeds import load_seeds
 
+    project = load_project(write_project(tmp_path / "sql", PROJECT))
+    conn = duckdb.connect()
     load_seeds(conn, project)
     for name in ("numbers", "scaled"):
         materialize(conn, project, project.models[name], scope=None)
+    return project, conn
+
+
+def test_incremental_rerun_replaces_its_weeks_without_duplicates(tmp_path: Path) -> None:
+    project, conn = _upstream_built(tmp_path)
     weekly = project.models["weekly"]
     w1 = RunScope("acme/rocket", date(2026, 7, 13), date(2026, 7, 13))
     w2 = RunScope("acme/rocket", date(2026, 7, 20), date(2026, 7, 20))
@@ -121,13 +127,7 @@ def test_incremental_rerun_replaces_its_weeks_without_duplicates(tmp_path: Path)
 def test_what_a_write_records_commits_with_its_rows_and_fails_with_them(tmp_path: Path) -> None:
     """`with_write` runs in the transaction replacing an incremental run's weeks: a record
     that fails takes the week's new rows with it, and one that succeeds commits with them."""
-    project = load_project(write_project(tmp_path / "sql", PROJECT))
-    conn = duckdb.connect()
-    from orchestration.models.seeds import load_seeds
-
-    load_seeds(conn, project)
-    for name in ("numbers", "scaled"):
-        materialize(conn, project, project.models[name], scope=None)
+    project, conn = _upstream_built(tmp_path)
     weekly = project.models["weekly"]
     scope = RunScope("acme/rocket", date(2026, 7, 13), date(2026, 7, 13)).partitions()
     conn.execute("create table seen (model varchar)")
