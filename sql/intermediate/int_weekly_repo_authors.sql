@@ -5,24 +5,13 @@
 -- PR in the repository is this week's (int_author_first_weeks), with their PRs. One row per
 -- repository and week with a human author. A step of int_weekly_repo_digest, inlined there.
 
--- the week's PRs; a PR twice in a week (a key a data test has failed on: its week is not
--- reported) is read once, as the joins below would multiply it with itself: only the rows of
--- the keys that repeat are made distinct (as int_weekly_repo_digest does)
+-- the week's PRs, each once (a PR twice in a week would multiply itself in the joins below)
 with week_rows as not materialized (
     select repo, week_start, number, author, title, url, merged_at from {{ ref('fct_pull_requests') }}
     {{ in_run_weeks() }}
 ),
 
-repeated as (
-    select repo, week_start, number from week_rows group by all having count(*) > 1
-),
-
-week_prs as (
-    select * from week_rows anti join repeated using (repo, week_start, number)
-    union all
-    select distinct on (repo, week_start, number) *
-    from week_rows semi join repeated using (repo, week_start, number)
-),
+{{ each_pr_once('week_prs', 'week_rows') }},
 
 bots as (
     select lower(login_pattern) as pattern from {{ ref('bot_authors') }}

@@ -27,27 +27,15 @@ summary as (
     {{ in_run_weeks() }}
 ),
 
--- the week's PRs, and those of the key_weeks weeks before for the scale; a PR twice in a week
--- (a key a data test has failed on: its week is not reported) is read once, as the joins
--- below would multiply it with itself: the keys that repeat are found first (none unless a test
--- failed), and only their rows are made distinct (a window, or a distinct of every row, held
--- each row's columns; read again rather than copied)
+-- the week's PRs, and those of the key_weeks weeks before for the scale, each once (a PR
+-- twice in a week would multiply itself in the joins below; read again rather than copied)
 scale_rows as not materialized (
     select repo, week_start, number, importance, is_key, is_release, title, url, headline_claim, caveats
     from {{ ref('fct_pull_requests') }}
     {{ in_run_weeks(back="(select key_weeks - 1 from key_settings)") }}
 ),
 
-repeated as (
-    select repo, week_start, number from scale_rows group by all having count(*) > 1
-),
-
-scale_prs as (
-    select * from scale_rows anti join repeated using (repo, week_start, number)
-    union all
-    select distinct on (repo, week_start, number) *
-    from scale_rows semi join repeated using (repo, week_start, number)
-),
+{{ each_pr_once('scale_prs', 'scale_rows') }},
 
 week_prs as (
     select * from scale_prs
