@@ -21,6 +21,9 @@ from orchestration.report.view import MAX_AREA_PRS, ReportView
 
 # the fields of a factor's name that come from the PR's counts and the vocabulary alone
 COUNTED_FIELDS = frozenset(("lines", "areas", "files", "type_label"))
+# and those quoting the PR (its severity word, its first claim's figure): alike in both
+# formats when the quoted text is plain
+QUOTED_FIELDS = frozenset(("severity", "figure"))
 # a PR's factors worded once for a week's Markdown and HTML files of a language, where the two
 # are the same text (`_same_in_both`): (language, factors, counts) -> text
 _worded_factors: dict[tuple, str] = {}
@@ -33,6 +36,13 @@ def _plain(text: str) -> bool:
 
 
 @cache
+def _plain_quote(lang: str) -> bool:
+    """Whether the language's quotation marks need no escaping in HTML."""
+    form = strings(lang)["quote"]
+    return str(escape(form)) == form
+
+
+@cache
 def _plain_vocabulary(lang: str) -> bool:
     """Whether the words a PR's factors are worded from need no escaping in either format."""
     s = strings(lang)
@@ -42,6 +52,12 @@ def _plain_vocabulary(lang: str) -> bool:
     return all(str(escape(w)) == w for w in [*words, s["list_sep"], s["list_and"]]) and all(
         _plain(label) for label in labels
     )
+
+
+def _figure(pr: dict) -> str:
+    """The figure of the PR's first impact claim, which its `impact` factor quotes."""
+    claims = pr.get("impact_claims") or []
+    return claims[0]["figure"] if claims else ""
 
 
 class ReportText(Translator):
@@ -74,7 +90,8 @@ class ReportText(Translator):
         if not self._same_in_both(pr, scored):
             return self._factors(pr, scored)
         counts = (pr["additions"] + pr["deletions"], len(pr.get("areas") or []))
-        key = (self.lang, tuple(scored), *counts, pr["changed_files"], pr["change_type"])
+        quoted = (pr.get("severity_word"), _figure(pr))
+        key = (self.lang, tuple(scored), *counts, pr["changed_files"], pr["change_type"], *quoted)
         text = _worded_factors.get(key)
         if text is None:
             text = _worded_factors[key] = str(self._factors(pr, scored))
@@ -88,16 +105,22 @@ class ReportText(Translator):
         names = self.s["factor_names"]
         for name, _ in scored:
             used = fields_of(names.get(name, name))
-            if not used <= COUNTED_FIELDS:
+            if not used <= COUNTED_FIELDS | QUOTED_FIELDS:
                 return False
             if "type_label" in used and not _plain(self.type_label(pr["change_type"])):
+                return False
+            if "severity" in used and not (
+                _plain_quote(self.lang) and _plain(pr.get("severity_word") or "")
+            ):
+                return False
+            figure = _figure(pr)  # a figure that is no text is worded apart in each format
+            if "figure" in used and not (type(figure) is str and _plain(figure)):
                 return False
         return True
 
     def _factors(self, pr: dict, scored: list[tuple[str, float]]) -> str:
         names = self.s["factor_names"]
         parts = []
-        claims = pr.get("impact_claims") or []
         # each worded only where a factor's name uses it: a report words thousands of factors
         values = {
             "lines": lambda: self.n("n_lines", pr["additions"] + pr["deletions"]),
@@ -105,7 +128,7 @@ class ReportText(Translator):
             "files": lambda: self.n("n_files", pr["changed_files"]),
             "type_label": lambda: self.type_label(pr["change_type"]),
             "severity": lambda: evidence.quote(self, pr.get("severity_word") or ""),
-            "figure": lambda: claims[0]["figure"] if claims else "",
+            "figure": lambda: _figure(pr),
         }
         for name, points in scored:
             template = names.get(name, name)

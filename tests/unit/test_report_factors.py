@@ -64,6 +64,34 @@ def test_a_factor_quoting_the_pr_is_escaped_by_each_format() -> None:
     assert "\\*" in md and "&lt;" not in md
 
 
+def test_a_plain_quoted_word_or_figure_is_worded_once_and_kept_apart_by_its_text(
+    monkeypatch,
+) -> None:
+    forget_factors()
+    worded = []
+    original = ReportText._factors
+
+    def counting(self, pr, scored):
+        worded.append(self.fmt)
+        return original(self, pr, scored)
+
+    monkeypatch.setattr(ReportText, "_factors", counting)
+    crash = _pr(factors={"severity": 1.5}, severity_word="crashes")
+    race = _pr(factors={"severity": 1.5}, severity_word="race")
+    faster = _pr(factors={"impact": 1.0}, impact_claims=[{"figure": "2.3×"}])
+    for pr in (crash, race, faster):
+        md, html = (str(ReportText("en", fmt).factors(pr)) for fmt in ("md", "html"))
+        assert md == html
+    assert str(ReportText("en", "html").factors(crash)) == "fixes “crashes” (+1.5)"
+    assert str(ReportText("en", "md").factors(race)) == "fixes “race” (+1.5)"
+    assert str(ReportText("en", "md").factors(faster)) == "measured impact 2.3× (+1.0)"
+    assert worded == ["md", "md", "md"]
+    # a figure that is no text is worded by each format, as before
+    none = _pr(factors={"impact": 1.0}, impact_claims=[{"figure": None}])
+    ReportText("en", "md").factors(none), ReportText("en", "html").factors(none)
+    assert worded == ["md", "md", "md", "md", "html"]
+
+
 def test_a_change_type_without_a_plain_label_is_worded_per_format() -> None:
     forget_factors()
     pr = _pr(change_type="a<b", factors={"type": 2.0})
