@@ -40,18 +40,34 @@ def _plain(value: str) -> str:
 
 
 _plained = lru_cache(maxsize=8192)(_plain)
-forget_plained = _plained.cache_clear
+# `rich`'s text by (translator class, format, sentence): the same in both languages, and a
+# week's files quote the same sentences several times
+_riched: dict[tuple, str] = {}
+MAX_RICHED = 8192
+
+
+def forget_plained() -> None:
+    """Forget the texts made plain and rich (render_week does, once per week)."""
+    _plained.cache_clear()
+    _riched.clear()
 
 
 def rich(t: Translator, text: Any) -> str:
     """An author's Markdown sentence for the output: its code spans as code, the rest as the
     plain text a reader sees (escaped for the format)."""
-    value, parts, last = clean_text(text), [], 0
-    for match in _CODE.finditer(value):
-        parts += [t.esc(plain(value[last : match.start()])), t.code(match.group(1))]
-        last = match.end()
-    parts.append(t.esc(plain(value[last:])))
-    return t.safe("".join(str(p) for p in parts))
+    value = clean_text(text)
+    key = (type(t), t.fmt, value)
+    done = _riched.get(key)
+    if done is None:
+        parts, last = [], 0
+        for match in _CODE.finditer(value):
+            parts += [t.esc(plain(value[last : match.start()])), t.code(match.group(1))]
+            last = match.end()
+        parts.append(t.esc(plain(value[last:])))
+        if len(_riched) >= MAX_RICHED:
+            _riched.clear()
+        done = _riched[key] = "".join(str(p) for p in parts)
+    return t.safe(done)
 
 
 def short(title: Any) -> str:
